@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEMO_SCENARIO } from '@reflow/seed';
+import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
+import { McpHttpClient } from '../mcp-http-client.ts';
+import { printReflowResult, verifyMonth } from '../print-result.ts';
+
+export interface DemoOptions {
+  url?: string;
+  database?: string;
+  workers?: number;
+}
+
+interface TaskState {
+  taskId: string;
+  status: string;
+  statusMessage?: string;
+  pollIntervalMs?: number;
+  ttlMs?: number;
+  result?: { structuredContent?: unknown };
+  error?: { code: number; message: string };
+}
+
+/** The whole story on the seeded month: call reflow_month as a task, poll it, print what moved. */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  let server: RunningServer | undefined;
+  let scratch: string | undefined;
+  let url = options.url;
+  if (!url) {
+    scratch = options.database ? undefined : mkdtempSync(join(tmpdir(), 'reflow-demo-'));
+    const databasePath = options.database ?? join(scratch!, 'reflow.db');
+    const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...(options.workers ? { WORKERS: String(options.workers) } : {}) });
+    server = await startServer(config);
+    url = `${server.url}/mcp`;
+    console.log(`Server on ${url}, database ${databasePath} (seeded with the demo month)`);
+  }
+  try {
+    const client = new McpHttpClient({ url, tasks: true, clientInfo: { name: 'reflow-demo', version: '0.1.0' } });
+    const args = { month: DEMO_SCENARIO.month, offline_rooms: DEMO_SCENARIO.offline_rooms, from: DEMO_SCENARIO.from, to: DEMO_SCENARIO.to };
+    console.log(`\n→ tools/call reflow_month ${JSON.stringify(args)}  (declaring io.modelcontextprotocol/tasks)`);
+    const handle = await client.request<TaskState & { resultType: string }>('tools/call', { name: 'reflow_month', arguments: args });
+    if (handle.resultType !== 'task') throw new Error(`Expected a task handle, got ${JSON.stringify(handle)}`);
+    const { _meta, content, ...wire } = handle as TaskState & { _meta?: unknown; content?: unknown };
+    console.log(`← CreateTaskResult ${JSON.stringify(wire)}\n`);
+    let task: TaskState = handle;
+    let said = '';
+    while (task.status === 'working' || task.status === 'input_required') {
+      await sleep(task.pollIntervalMs ?? 1000);
+      task = await client.request<TaskState>('tasks/get', { taskId: handle.taskId });
+      if (task.statusMessage && task.statusMessage !== said) {
+        console.log(`  [${task.status}] ${task.statusMessage}`);
+        said = task.statusMessage;
+      }
+    }
+    console.log(`\n← tasks/get: ${task.status}`);
+    if (task.status !== 'completed') {
+      console.log(task.error ? `  error ${task.error.code}: ${task.error.message}` : '  (no result)');
+      return 1;
+    }
+    printReflowResult(task.result!.structuredContent as never);
+    const checks = await verifyMonth(client, DEMO_SCENARIO, task.result!.structuredContent as never);
+    for (const line of checks.lines) console.log(line);
+    return checks.ok ? 0 : 1;
+  } finally {
+    await server?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}

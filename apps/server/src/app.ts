@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
+import type { Config } from './config.ts';
+import { healthRoutes } from './routes/health.ts';
+import { mcpRoutes } from './routes/mcp.ts';
+import type { Services } from './services.ts';
+
+export const VERSION = '0.1.0';
+
+/** The application: routes over already-created services. Tests build it the same way the server does. */
+export async function buildApp(config: Config, services: Services, logger: PinoLogger): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID()),
+    requestIdHeader: false,
+  });
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
+    const status = error.statusCode ?? 500;
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    reply.code(status).send({ error: status >= 500 ? 'Internal Server Error' : error.message, code: error.code });
+  });
+  await app.register(healthRoutes, { services });
+  await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES });
+  return app;
+}

@@ -1,0 +1,78 @@
+import { McpServer, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
+import { TasksExtension } from '@reflow/mcp-tasks';
+import {
+  listBookings,
+  listBookingsArgsSchema,
+  listRooms,
+  REFLOW_KIND,
+  reflowArgsSchema,
+  reflowResultSchema,
+  ReflowInputError,
+  resolveReflowArgs,
+} from '@reflow/reflow';
+import { OwnedTaskStore, toTaskView } from '@reflow/tasks';
+import { z } from 'zod';
+import type { Services } from './services.ts';
+
+const REFLOW_DESCRIPTION =
+  'Move every confirmed booking out of rooms going offline for some days of a month: to another room or a nearby time ' +
+  'within each booking\'s flex, maximising how many move, then minimising how far. Long-running: clients that declare ' +
+  'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get.';
+
+/** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
+export function mcpServerFactory(services: Services, version: string) {
+  const store = new OwnedTaskStore(services.engine);
+  return (_ctx: McpRequestContext) => {
+    const mcp = new McpServer({ name: 'studio-reflow', version });
+    mcp.registerTool(
+      'list_rooms',
+      { description: 'The rooms of the site: capacity, features and opening hours', inputSchema: z.object({}).strict() },
+      async () => {
+        const rooms = listRooms(services.queries);
+        return { content: [{ type: 'text', text: rooms.rooms.map((r) => `${r.id}: ${r.name}, ${r.capacity} people`).join('\n') }], structuredContent: rooms };
+      },
+    );
+    mcp.registerTool(
+      'list_bookings',
+      { description: 'Bookings of a month, optionally in one room', inputSchema: listBookingsArgsSchema },
+      async (args) => {
+        const result = guard(() => listBookings(args, services.queries));
+        return { content: [{ type: 'text', text: `${result.bookings.length} bookings` }], structuredContent: result };
+      },
+    );
+    const tasks = new TasksExtension({ store });
+    tasks.tool('reflow_month', {
+      title: 'Reflow a month',
+      description: REFLOW_DESCRIPTION,
+      inputSchema: reflowArgsSchema,
+      outputSchema: reflowResultSchema,
+      start: (args, call) => {
+        const input = guard(() => resolveReflowArgs(args, services.queries));
+        return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
+      },
+      run: async (args, call) => {
+        // Clients without the extension get the same durable task, waited for here.
+        const input = guard(() => resolveReflowArgs(args, services.queries));
+        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
+        void call.reportProgress(task.statusMessage ?? 'Queued');
+        const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
+        if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
+        if (done.status === 'completed') return JSON.parse(done.result!);
+        if (done.status === 'failed') throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
+        return { content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }], isError: true };
+      },
+    });
+    tasks.attach(mcp);
+    return mcp;
+  };
+}
+
+/** Domain input errors become tool errors with the message that names what was wrong. */
+function guard<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof ReflowInputError) throw new Error(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,52 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { migrateDatabase, openDatabase, queriesFor, type Connection, type Queries } from '@reflow/db';
+import { importSite, reflowTaskHandler } from '@reflow/reflow';
+import { DEMO_SITE_PATH } from '@reflow/seed';
+import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
+import type { Config } from './config.ts';
+
+export interface Services {
+  connection: Connection;
+  queries: Queries;
+  pool: WorkerPool;
+  engine: TaskEngine;
+  close(graceMs?: number): Promise<void>;
+}
+
+/** Opens and migrates the database, seeds an empty one, starts the pool and the task engine. */
+export function createServices(config: Config, logger: Logger): Services {
+  if (config.DATABASE_PATH !== ':memory:') mkdirSync(dirname(config.DATABASE_PATH), { recursive: true });
+  const connection = openDatabase(config.DATABASE_PATH);
+  migrateDatabase(connection);
+  const queries = queriesFor(connection);
+  const seedFile = config.SEED_FILE ?? DEMO_SITE_PATH;
+  if (seedFile && !queries.site.getSite()) {
+    const summary = importSite(JSON.parse(readFileSync(seedFile, 'utf8')), queries);
+    logger.info({ ...summary, seedFile }, 'empty database seeded');
+  }
+  const pool = new WorkerPool(config.WORKERS);
+  const engine = new TaskEngine({
+    connection,
+    pool,
+    logger,
+    leaseMs: config.LEASE_MS,
+    defaultTtlMs: config.TASK_TTL_MS,
+    basePollIntervalMs: config.POLL_INTERVAL_MS,
+    maxAttempts: config.MAX_ATTEMPTS,
+  });
+  engine.register(reflowTaskHandler({ connection, queries }));
+  engine.start();
+  return {
+    connection,
+    queries,
+    pool,
+    engine,
+    async close(graceMs = config.SHUTDOWN_GRACE_MS) {
+      await engine.stop(graceMs);
+      await pool.close();
+      connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      connection.close();
+    },
+  };
+}

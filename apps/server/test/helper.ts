@@ -1,0 +1,85 @@
+// One way to build the server in tests: a real process-local server on a random loopback port,
+// over a fresh SQLite file seeded with the demo month. Close it in t.after.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { loadConfig, startServer, type RunningServer } from '../src/index.ts';
+
+export interface TestServer extends Omit<RunningServer, 'close'> {
+  mcpUrl: string;
+  databasePath: string;
+  /** Stops the server; the database file is removed unless kept for a second server. */
+  close(options?: { keepDatabase?: boolean }): Promise<void>;
+}
+
+/** Starts a server on a fresh database, or on `databasePath` when given (a restart). */
+export async function startTestServer(env: Record<string, string> = {}, existingDatabase?: string): Promise<TestServer> {
+  const dir = existingDatabase ? dirname(existingDatabase) : mkdtempSync(join(tmpdir(), 'reflow-test-'));
+  const databasePath = existingDatabase ?? join(dir, 'reflow.db');
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, WORKERS: '2', LOG_LEVEL: 'silent', ...env });
+  const server = await startServer(config, pino({ level: config.LOG_LEVEL }));
+  return {
+    ...server,
+    mcpUrl: `${server.url}/mcp`,
+    databasePath,
+    close: async (options) => {
+      await server.close();
+      if (!options?.keepDatabase) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const PROTOCOL_VERSION = '2026-07-28';
+export const TASKS = 'io.modelcontextprotocol/tasks';
+
+/** Sends one raw JSON-RPC request the way a 2026-07-28 client does; returns status and parsed body. */
+export async function rpc(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  opts: { tasks?: boolean; id?: number | string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any }> {
+  const name = (params.name ?? params.taskId) as string | undefined;
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': PROTOCOL_VERSION,
+      'mcp-method': method,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      ...opts.headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: opts.id ?? 1,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+          'io.modelcontextprotocol/clientCapabilities': opts.tasks === false ? {} : { extensions: { [TASKS]: {} } },
+        },
+      },
+    }),
+  });
+  const text = await res.text();
+  const data = text.includes('data:') && !text.trimStart().startsWith('{')
+    ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).pop()!)
+    : JSON.parse(text);
+  return { status: res.status, body: data };
+}
+
+/** Polls tasks/get until the task reaches one of `statuses`, bounded by `timeoutMs`. */
+export async function waitForTaskStatus(url: string, taskId: string, statuses: string[], timeoutMs = 60_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await rpc(url, 'tasks/get', { taskId });
+    if (body.error) throw new Error(`tasks/get failed: ${JSON.stringify(body.error)}`);
+    if (statuses.includes(body.result.status)) return body.result;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${body.result.status} after ${timeoutMs} ms`);
+    await sleep(Math.min(body.result.pollIntervalMs ?? 200, 200));
+  }
+}

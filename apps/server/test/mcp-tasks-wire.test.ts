@@ -1,0 +1,165 @@
+// The Tasks wire, byte for byte: raw JSON-RPC over a real socket, checked against the official
+// ext-tasks schemas and against the SQLite file opened by a second connection.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { rpc, startTestServer, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
+
+const DEMO = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
+
+describe('MCP Tasks extension on the wire', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server?.close());
+
+  test('server/discover advertises the tasks extension', async () => {
+    const { body } = await rpc(server.mcpUrl, 'server/discover');
+    assert.deepEqual(body.result.capabilities.extensions[TASKS], {});
+    assert.ok(body.result.supportedVersions.includes('2026-07-28'));
+  });
+
+  test('reflow_month answers a declaring client with a flat CreateTaskResult, committed before the response', async () => {
+    const { status, body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...DEMO, dry_run: true } });
+    assert.equal(status, 200);
+    const result = body.result;
+    assert.equal(result.resultType, 'task');
+    assert.equal(result.task, undefined, 'no nested task object');
+    assert.match(result.taskId, /^tsk_[0-9a-f]{40}$/);
+    assert.equal(result.status, 'working');
+    assert.ok(Number.isInteger(result.ttlMs) && result.ttlMs > 0);
+    assert.ok(Number.isInteger(result.pollIntervalMs) && result.pollIntervalMs > 0);
+    for (const field of ['createdAt', 'lastUpdatedAt']) assert.ok(!Number.isNaN(Date.parse(result[field])), field);
+    assert.match(result.statusMessage, /reflow studio-b|Reflowing/);
+    assert.ok(CreateTaskResultV2Schema.safeParse(result).success, 'matches the official CreateTaskResult schema');
+
+    // The row is already durable: a second connection to the file sees it.
+    const reader = new Database(server.databasePath, { readonly: true });
+    try {
+      const row = reader.prepare('SELECT id, status, owner FROM tasks WHERE id = ?').get(result.taskId) as { status: string } | undefined;
+      assert.ok(row, 'task row visible to a second connection');
+    } finally {
+      reader.close();
+    }
+
+    // tasks/get right after works, and is flat with resultType complete.
+    const got = await rpc(server.mcpUrl, 'tasks/get', { taskId: result.taskId });
+    assert.equal(got.body.result.resultType, 'complete');
+    assert.equal(got.body.result.taskId, result.taskId);
+    assert.ok(GetTaskResultV2Schema.safeParse(got.body.result).success, JSON.stringify(got.body.result));
+
+    const done = await waitForTaskStatus(server.mcpUrl, result.taskId, ['completed', 'failed']);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    assert.ok(GetTaskResultV2Schema.safeParse({ ...done, resultType: 'complete' }).success);
+    const sc = done.result.structuredContent;
+    assert.equal(sc.affected, 142);
+    assert.equal(sc.moved + sc.unresolved, 142);
+    assert.equal(sc.applied, false);
+    assert.ok(Array.isArray(done.result.content) && done.result.content[0].type === 'text');
+    assert.equal(done.error, undefined);
+  });
+
+  test('the same call from a client without the extension answers synchronously', async () => {
+    const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...DEMO, dry_run: true } }, { tasks: false });
+    assert.equal(body.result.resultType, 'complete');
+    assert.equal(body.result.structuredContent.affected, 142);
+    assert.equal(body.result.taskId, undefined);
+  });
+
+  test('short tools answer directly even to a declaring client', async () => {
+    const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'list_rooms', arguments: {} });
+    assert.equal(body.result.resultType, 'complete');
+    assert.ok(body.result.structuredContent.rooms.length >= 5);
+  });
+
+  test('tools/list shows reflow_month with an outputSchema', async () => {
+    const { body } = await rpc(server.mcpUrl, 'tools/list');
+    const tool = body.result.tools.find((t: { name: string }) => t.name === 'reflow_month');
+    assert.ok(tool.outputSchema?.properties?.moved);
+    assert.deepEqual(new Set(body.result.tools.map((t: { name: string }) => t.name)), new Set(['list_rooms', 'list_bookings', 'reflow_month']));
+  });
+
+  test('tasks/cancel acks, the task shows cancelled, and cancelling again still acks', async () => {
+    // An accept-only server (no workers) keeps the task queued, so the cancel cannot race the solve.
+    const acceptOnly = await startTestServer({ WORKERS: '0' });
+    try {
+      const created = await rpc(acceptOnly.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: DEMO });
+      const taskId = created.body.result.taskId;
+      const cancel = await rpc(acceptOnly.mcpUrl, 'tasks/cancel', { taskId });
+      assert.deepEqual(Object.keys(cancel.body.result).filter((k) => k !== '_meta'), ['resultType']);
+      assert.equal(cancel.body.result.resultType, 'complete');
+      const got = await rpc(acceptOnly.mcpUrl, 'tasks/get', { taskId });
+      assert.equal(got.body.result.status, 'cancelled');
+      assert.equal((await rpc(acceptOnly.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
+      assert.equal((await rpc(acceptOnly.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'cancelled');
+    } finally {
+      await acceptOnly.close();
+    }
+  });
+
+  test('a task accepted by a process that stopped is run by the next one, and its moves are applied once', async () => {
+    const first = await startTestServer({ WORKERS: '0' });
+    const created = await rpc(first.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: DEMO });
+    const taskId = created.body.result.taskId;
+    await first.close({ keepDatabase: true });
+    const second = await startTestServer({ WORKERS: '1' }, first.databasePath);
+    try {
+      const done = await waitForTaskStatus(second.mcpUrl, taskId, ['completed', 'failed']);
+      assert.equal(done.status, 'completed');
+      const sc = done.result.structuredContent;
+      assert.equal(sc.applied, true);
+      assert.equal(sc.moved + sc.unresolved, 142);
+      const reader = new Database(second.databasePath, { readonly: true });
+      try {
+        const audited = reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as { n: number };
+        assert.equal(audited.n, sc.moved, 'one audit row per applied move');
+        const overlaps = reader
+          .prepare(
+            `SELECT count(*) AS n FROM bookings a JOIN bookings b ON a.room_id = b.room_id AND a.id < b.id
+             WHERE a.status = 'confirmed' AND b.status = 'confirmed' AND a.start_at < b.end_at AND b.start_at < a.end_at`,
+          )
+          .get() as { n: number };
+        assert.equal(overlaps.n, 0);
+        const flagged = reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as { n: number };
+        assert.equal(flagged.n, sc.unresolved);
+      } finally {
+        reader.close();
+      }
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('unknown task ids are -32602; undeclared clients get -32021; tasks/result and tasks/list are -32601', async () => {
+    assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_nope' })).body.error.code, -32602);
+    assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId: 'tsk_nope' })).body.error.code, -32602);
+    assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_nope' }, { tasks: false })).body.error.code, -32021);
+    assert.equal((await rpc(server.mcpUrl, 'tasks/result', { taskId: 'tsk_nope' })).body.error.code, -32601);
+    assert.equal((await rpc(server.mcpUrl, 'tasks/list', {})).body.error.code, -32601);
+  });
+
+  test('bad arguments get a clear tool error and create no task', async () => {
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ ...DEMO, month: '2026-13' }, /month/],
+      [{ ...DEMO, offline_rooms: ['studio-z'] }, /Unknown room studio-z/],
+      [{ ...DEMO, from: '2026-09-21', to: '2026-09-20' }, /from 2026-09-21 is after to 2026-09-20/],
+      [{ ...DEMO, from: '2026-10-01', to: '2026-10-02' }, /outside 2026-09/],
+      [{ ...DEMO, offline_rooms: [] }, /at least one room/],
+    ];
+    const reader = new Database(server.databasePath, { readonly: true });
+    const count = () => (reader.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
+    try {
+      for (const [args, message] of cases) {
+        const before = count();
+        const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: args });
+        assert.equal(body.result.isError, true, JSON.stringify(args));
+        assert.match(body.result.content[0].text, message);
+        assert.equal(count(), before, 'no task row written');
+      }
+    } finally {
+      reader.close();
+    }
+  });
+});

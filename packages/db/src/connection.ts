@@ -1,0 +1,31 @@
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import * as schema from './schema/index.ts';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+export type SynchronousMode = 'FULL' | 'NORMAL' | 'OFF';
+
+export interface Connection {
+  db: Db;
+  sqlite: Database.Database;
+  path: string;
+  close(): void;
+}
+
+export interface OpenOptions {
+  /** FULL by default: a task id that reached a client must survive a power cut. */
+  synchronous?: SynchronousMode;
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+}
+
+/** Opens a connection with the pragmas every connection must have (DESIGN §2). */
+export function openDatabase(path: string, options: OpenOptions = {}): Connection {
+  const sqlite = new Database(path, { readonly: options.readonly ?? false });
+  if (!options.readonly) sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+  const db = drizzle(sqlite, { schema });
+  return { db, sqlite, path, close: () => sqlite.close() };
+}

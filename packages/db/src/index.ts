@@ -1,0 +1,29 @@
+// @reflow/db: the only package that speaks SQL. Everything else uses these typed queries.
+export { openDatabase, type Connection, type Db, type OpenOptions, type SynchronousMode } from './connection.ts';
+export { findMigrationsFolder, migrateDatabase, migrationsApplied } from './migrate.ts';
+export * from './queries/task-queries.ts';
+export * from './queries/site-queries.ts';
+export * from './queries/booking-queries.ts';
+export * from './queries/audit-queries.ts';
+export { BOOKING_STATUSES, TASK_STATUSES, type BookingStatus, type TaskStatus } from './schema/index.ts';
+
+import type { Connection } from './connection.ts';
+import { auditQueries } from './queries/audit-queries.ts';
+import { bookingQueries } from './queries/booking-queries.ts';
+import { siteQueries } from './queries/site-queries.ts';
+import { taskQueries } from './queries/task-queries.ts';
+
+/** Runs `fn` in one synchronous transaction (better-sqlite3 transactions cannot await). */
+export function inTransaction<T>(connection: Connection, fn: () => T): T {
+  return connection.sqlite.transaction(fn)();
+}
+
+export function queriesFor(connection: Connection) {
+  return {
+    tasks: taskQueries(connection.db),
+    site: siteQueries(connection.db),
+    bookings: bookingQueries(connection.db),
+    audit: auditQueries(connection.db),
+  };
+}
+export type Queries = ReturnType<typeof queriesFor>;

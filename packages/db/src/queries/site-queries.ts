@@ -1,0 +1,51 @@
+import { asc, sql } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { bookings, reflowMoves, reflowUnresolved, rooms, series, site } from '../schema/index.ts';
+
+export type SiteRow = typeof site.$inferSelect;
+export type RoomRow = typeof rooms.$inferSelect;
+export type SeriesRow = typeof series.$inferInsert;
+export type NewBookingRow = typeof bookings.$inferInsert;
+
+export interface SiteData {
+  site: { name: string; timezone: string };
+  rooms: RoomRow[];
+  series: SeriesRow[];
+  bookings: NewBookingRow[];
+}
+
+export function siteQueries(db: Db) {
+  return {
+    getSite(): SiteRow | undefined {
+      return db.select().from(site).get();
+    },
+
+    listRooms(): RoomRow[] {
+      return db.select().from(rooms).orderBy(asc(rooms.id)).all();
+    },
+
+    bookingCount(): number {
+      return db.select({ n: sql<number>`count(*)` }).from(bookings).get()!.n;
+    },
+
+    /** Writes a whole site in one transaction; with `replace`, the previous site goes first. */
+    writeSite(data: SiteData, replace: boolean): void {
+      db.transaction((tx) => {
+        if (replace) {
+          tx.delete(reflowMoves).run();
+          tx.delete(reflowUnresolved).run();
+          tx.delete(bookings).run();
+          tx.delete(series).run();
+          tx.delete(rooms).run();
+          tx.delete(site).run();
+        }
+        tx.insert(site).values({ id: 1, ...data.site }).run();
+        for (const room of data.rooms) tx.insert(rooms).values(room).run();
+        for (const s of data.series) tx.insert(series).values(s).run();
+        for (const b of data.bookings) tx.insert(bookings).values(b).run();
+      });
+    },
+  };
+}
+
+export type SiteQueries = ReturnType<typeof siteQueries>;

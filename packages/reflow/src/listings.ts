@@ -1,0 +1,54 @@
+import { DateTime } from 'luxon';
+import { z } from 'zod';
+import type { Queries } from '@reflow/db';
+import { ReflowInputError } from './errors.ts';
+import { localMidnight, toLocalIso } from './local-time.ts';
+
+export const listBookingsArgsSchema = z
+  .object({
+    month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09').describe('YYYY-MM'),
+    room: z.string().min(1).max(100).optional().describe('Only this room'),
+  })
+  .strict();
+
+export function listRooms(queries: Queries) {
+  const site = queries.site.getSite();
+  return {
+    site: site ? { name: site.name, timezone: site.timezone } : null,
+    rooms: queries.site.listRooms().map((r) => ({
+      id: r.id,
+      name: r.name,
+      capacity: r.capacity,
+      features: r.features,
+      opensAt: r.opensAt,
+      closesAt: r.closesAt,
+    })),
+  };
+}
+
+/** Bookings of a month (any status), with the import format's field names. */
+export function listBookings(args: z.infer<typeof listBookingsArgsSchema>, queries: Queries) {
+  const site = queries.site.getSite();
+  if (!site) return { bookings: [] };
+  if (args.room && !queries.site.listRooms().some((r) => r.id === args.room))
+    throw new ReflowInputError('RFL_UNKNOWN_ROOM', `Unknown room ${args.room}`);
+  const zone = site.timezone;
+  const first = `${args.month}-01`;
+  const next = DateTime.fromISO(first).plus({ months: 1 }).toISODate()!;
+  const rows = queries.bookings.overlapping({ from: localMidnight(first, zone), to: localMidnight(next, zone), roomId: args.room });
+  return {
+    bookings: rows.map((b) => ({
+      id: b.id,
+      roomId: b.roomId,
+      start: toLocalIso(b.startAt, zone),
+      end: toLocalIso(b.endAt, zone),
+      title: b.title,
+      customer: b.customer,
+      attendees: b.attendees,
+      requiredFeatures: b.requiredFeatures,
+      seriesId: b.seriesId,
+      flexMinutes: b.flexMinutes,
+      status: b.status,
+    })),
+  };
+}

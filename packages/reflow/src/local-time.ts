@@ -1,0 +1,52 @@
+import { DateTime } from 'luxon';
+
+// Every wall-clock <-> instant conversion goes through here, in the site's IANA zone.
+
+export function localMidnight(date: string, zone: string): number {
+  return DateTime.fromISO(date, { zone }).startOf('day').toMillis();
+}
+
+export function nextLocalMidnight(date: string, zone: string): number {
+  return DateTime.fromISO(date, { zone }).plus({ days: 1 }).startOf('day').toMillis();
+}
+
+/** Instant of "HH:MM" on a local date; "24:00" is the next midnight. */
+export function atLocalTime(date: string, hhmm: string, zone: string): number {
+  const day = DateTime.fromISO(date, { zone }).startOf('day');
+  const [h, m] = hhmm.split(':').map(Number);
+  return (h === 24 ? day.plus({ days: 1 }) : day.set({ hour: h, minute: m })).toMillis();
+}
+
+/** Local dates (YYYY-MM-DD) from `from` to `to` inclusive. */
+export function localDates(from: string, to: string): string[] {
+  const dates: string[] = [];
+  for (let d = DateTime.fromISO(from); d <= DateTime.fromISO(to); d = d.plus({ days: 1 })) dates.push(d.toISODate()!);
+  return dates;
+}
+
+export function toLocalIso(ms: number, zone: string): string {
+  return DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true })!;
+}
+
+export function toLocalDate(ms: number, zone: string): string {
+  return DateTime.fromMillis(ms, { zone }).toISODate()!;
+}
+
+/** "7–20 Sep" style, for sentences people read. */
+export function humanRange(from: string, to: string): string {
+  const a = DateTime.fromISO(from);
+  const b = DateTime.fromISO(to);
+  if (from === to) return a.toFormat('d LLL');
+  return a.month === b.month ? `${a.day}–${b.toFormat('d LLL')}` : `${a.toFormat('d LLL')}–${b.toFormat('d LLL')}`;
+}
+
+/** Parses an ISO instant that must carry an offset; undefined when it does not. */
+export function parseInstant(text: string): number | undefined {
+  if (!/([+-]\d\d:\d\d|Z)$/.test(text)) return undefined;
+  const dt = DateTime.fromISO(text, { setZone: true });
+  return dt.isValid ? dt.toMillis() : undefined;
+}
+
+export function isValidZone(zone: string): boolean {
+  return DateTime.local().setZone(zone).isValid;
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** structuredContent of a reflow_month result: the tool's outputSchema. */
+export const reflowResultSchema = z.object({
+  moved: z.number().int().describe('Bookings given a new room or time'),
+  unresolved: z.number().int().describe('Affected bookings that could not move (marked needs_rebooking unless dry_run)'),
+  affected: z.number().int().describe('Confirmed bookings in the offline rooms during the window'),
+  applied: z.boolean().describe('Whether the moves were written (false for dry_run)'),
+  month: z.string(),
+  offlineRooms: z.array(z.string()),
+  window: z.object({ from: z.string(), to: z.string() }).describe('Offline days, inclusive'),
+  totalShiftMinutes: z.number().int(),
+  movedBound: z.number().int().describe('Proven upper bound on how many could move'),
+  optimal: z.object({ moved: z.boolean(), shift: z.boolean() }).describe('Whether each objective level is proven optimal'),
+  moves: z.array(
+    z.object({
+      bookingId: z.string(),
+      title: z.string(),
+      fromRoom: z.string(),
+      toRoom: z.string(),
+      fromStart: z.string(),
+      toStart: z.string(),
+      shiftMinutes: z.number().int(),
+    }),
+  ),
+  unresolvedBookings: z.array(z.object({ bookingId: z.string(), title: z.string(), code: z.string(), reason: z.string() })),
+});
+
+export type ReflowResult = z.infer<typeof reflowResultSchema>;
+
+/** The CallToolResult: a short text for people and models, the structured result for programs. */
+export function toCallToolResult(result: ReflowResult) {
+  const verb = result.applied ? 'Moved' : 'Would move';
+  const lines = [
+    `${verb} ${result.moved} of ${result.affected} bookings out of ${result.offlineRooms.join(', ')} (${result.window.from} to ${result.window.to}); ${result.unresolved} need rebooking.`,
+    `Total shift ${result.totalShiftMinutes} min; moved count ${result.optimal.moved ? 'proven optimal' : `at most ${result.movedBound}`}.`,
+    ...result.unresolvedBookings.slice(0, 10).map((u) => `- ${u.bookingId} (${u.title}): ${u.reason}`),
+  ];
+  return { content: [{ type: 'text' as const, text: lines.join('\n') }], structuredContent: result };
+}

@@ -1,0 +1,110 @@
+import { fileURLToPath } from 'node:url';
+import type { Connection, Queries } from '@reflow/db';
+import type { Plan, SolveProgress } from '@reflow/solver';
+import type { Applied } from './apply-plan.ts';
+import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler } from '@reflow/tasks';
+import { applyPlan } from './apply-plan.ts';
+import type { ReflowInput } from './reflow-args.ts';
+import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
+import { humanRange, toLocalIso } from './local-time.ts';
+import { progressMessage } from './progress-message.ts';
+import { readSnapshot, type Snapshot } from './snapshot.ts';
+import type { SolveJob, SolveReply } from './solve-worker.ts';
+
+export const REFLOW_KIND = 'reflow_month';
+
+/** Source runs (tsx) load the .ts worker; the bundled build ships solve-worker.js beside the server. */
+const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './solve-worker.ts' : './solve-worker.js', import.meta.url));
+
+export interface ReflowTaskOptions {
+  connection: Connection;
+  queries: Queries;
+  /** How long a cancelled solve may take to notice before its thread is terminated. */
+  cancelGraceMs?: number;
+  componentBudgetMs?: number;
+  now?: () => number;
+}
+
+/** The reflow_month task: snapshot on the main thread, solve in a worker, apply with the terminal write. */
+export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<ReflowInput> {
+  const { queries } = options;
+  const now = options.now ?? Date.now;
+  return {
+    kind: REFLOW_KIND,
+    describe: (input) => `Queued: reflow ${input.offlineRooms.join(', ')}, ${humanRange(input.from, input.to)}`,
+    async run(input, ctx) {
+      const snapshot = readSnapshot(input, queries);
+      const affected = countAffected(snapshot);
+      ctx.progress(progressMessage(input, affected));
+      const stopFlag = newStopFlag();
+      const hardStop = new AbortController();
+      const onAbort = () => {
+        raiseStopFlag(stopFlag);
+        setTimeout(() => hardStop.abort(ctx.signal.reason), options.cancelGraceMs ?? 2_000).unref();
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      let reply: SolveReply;
+      try {
+        reply = await ctx.pool.run<SolveReply>({ problem: snapshot.problem, options: { componentBudgetMs: options.componentBudgetMs } } satisfies SolveJob, {
+          filename: WORKER_FILE,
+          signal: hardStop.signal,
+          stopFlag,
+          onMessage: (p) => ctx.progress(progressMessage(input, affected, p as SolveProgress), p),
+        });
+      } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
+      }
+      if (reply.cancelled || ctx.signal.aborted) throw ctx.signal.reason ?? new Error('solve stopped');
+      const plan = reply.plan;
+      if (input.dryRun) {
+        const result = buildResult(input, plan, plan, snapshot, false);
+        return { status: 'completed', result: toCallToolResult(result), message: summary(result) };
+      }
+      return {
+        status: 'completed',
+        commit: () => {
+          const applied = applyPlan(ctx.taskId, plan, snapshot, queries, now());
+          const result = buildResult(input, plan, applied, snapshot, true);
+          return { result: toCallToolResult(result), message: summary(result) };
+        },
+      };
+    },
+  };
+}
+
+function countAffected(s: Snapshot): number {
+  const offline = new Set(s.problem.offlineRooms);
+  const { start, end } = s.problem.window;
+  return s.problem.bookings.filter((b) => offline.has(b.roomId) && b.start < end && b.end > start).length;
+}
+
+function summary(r: ReflowResult): string {
+  return `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings; ${r.unresolved} need rebooking`;
+}
+
+function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Snapshot, written: boolean): ReflowResult {
+  const title = (id: string) => s.bookings[id]?.title ?? id;
+  if (!plan) throw new PermanentTaskError('The solver returned no plan');
+  return {
+    moved: applied.moves.length,
+    unresolved: applied.unresolved.length,
+    affected: plan.affected,
+    applied: written,
+    month: input.month,
+    offlineRooms: input.offlineRooms,
+    window: { from: input.from, to: input.to },
+    totalShiftMinutes: applied.moves.reduce((sum, m) => sum + Math.abs(m.shiftMinutes), 0),
+    movedBound: plan.movedBound,
+    optimal: plan.optimal,
+    moves: applied.moves.map((m) => ({
+      bookingId: m.bookingId,
+      title: title(m.bookingId),
+      fromRoom: m.fromRoom,
+      toRoom: m.toRoom,
+      fromStart: toLocalIso(m.fromStart, s.timezone),
+      toStart: toLocalIso(m.toStart, s.timezone),
+      shiftMinutes: m.shiftMinutes,
+    })),
+    unresolvedBookings: applied.unresolved.map((u) => ({ bookingId: u.bookingId, title: title(u.bookingId), code: u.code, reason: u.reason })),
+  };
+}

@@ -1,0 +1,65 @@
+import { DateTime } from 'luxon';
+import type { BookingRow, Queries } from '@reflow/db';
+import type { Problem } from '@reflow/solver';
+import { PermanentTaskError } from '@reflow/tasks';
+import type { ReflowInput } from './reflow-args.ts';
+import { atLocalTime, localDates, localMidnight, nextLocalMidnight } from './local-time.ts';
+
+export interface Snapshot {
+  problem: Problem;
+  timezone: string;
+  /** The version of every booking the plan may touch, to re-check at apply time. */
+  versions: Record<string, number>;
+  bookings: Record<string, BookingRow>;
+}
+
+/** Placements may shift by at most a day's worth of flex; a day either side covers every candidate. */
+const MARGIN_DAYS = 1;
+
+/** Reads what the solver needs, as instants: rooms' opening hours per local day and the confirmed bookings around the window. */
+export function readSnapshot(input: ReflowInput, queries: Queries): Snapshot {
+  const site = queries.site.getSite();
+  if (!site) throw new PermanentTaskError('No site has been imported yet', -32602);
+  const zone = site.timezone;
+  const window = { start: localMidnight(input.from, zone), end: nextLocalMidnight(input.to, zone) };
+  const first = DateTime.fromISO(input.from).minus({ days: MARGIN_DAYS }).toISODate()!;
+  const last = DateTime.fromISO(input.to).plus({ days: MARGIN_DAYS }).toISODate()!;
+  const days = localDates(first, last);
+  const rooms = queries.site.listRooms().map((room) => ({
+    id: room.id,
+    capacity: room.capacity,
+    features: [...room.features].sort(),
+    open: days.map((d) => ({ start: atLocalTime(d, room.opensAt, zone), end: atLocalTime(d, room.closesAt, zone) })),
+  }));
+  const rows = queries.bookings.overlapping({
+    from: localMidnight(first, zone),
+    to: nextLocalMidnight(last, zone),
+    statuses: ['confirmed'],
+  });
+  const versions: Record<string, number> = {};
+  const bookings: Record<string, BookingRow> = {};
+  for (const b of rows) {
+    versions[b.id] = b.version;
+    bookings[b.id] = b;
+  }
+  return {
+    timezone: zone,
+    versions,
+    bookings,
+    problem: {
+      rooms,
+      offlineRooms: input.offlineRooms,
+      window,
+      bookings: rows.map((b) => ({
+        id: b.id,
+        roomId: b.roomId,
+        start: b.startAt,
+        end: b.endAt,
+        attendees: b.attendees,
+        requiredFeatures: [...b.requiredFeatures].sort(),
+        seriesId: b.seriesId,
+        flexMinutes: b.flexMinutes,
+      })),
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// The solver's entry point: a pure, deterministic function from a snapshot to a plan. Components
+// are solved smallest first so progress moves early and a cancelled solve wasted little.
+import { candidatesFor, type Candidate } from './candidates.ts';
+import { findComponents } from './components.ts';
+import { SolveCancelledError } from './errors.ts';
+import { buildInstance } from './instance.ts';
+import { Occupancy } from './occupancy.ts';
+import { unresolvedReason } from './reasons.ts';
+import { solveComponent, type ComponentOptions } from './solve-component.ts';
+import type { Move, Plan, Problem, SolveHooks, SolveOptions } from './types.ts';
+
+export const DEFAULT_OPTIONS = {
+  componentBudgetMs: 10_000,
+  maxCandidatesPerBooking: 20,
+  maxModelVariables: 2_000,
+} as const satisfies Required<SolveOptions>;
+
+export function solve(problem: Problem, options: SolveOptions = {}, hooks: SolveHooks = {}): Plan {
+  const settings: ComponentOptions = {
+    budgetMs: options.componentBudgetMs ?? DEFAULT_OPTIONS.componentBudgetMs,
+    maxCandidates: Math.max(1, options.maxCandidatesPerBooking ?? DEFAULT_OPTIONS.maxCandidatesPerBooking),
+    maxVariables: Math.max(1, options.maxModelVariables ?? DEFAULT_OPTIONS.maxModelVariables),
+  };
+  const instance = buildInstance(problem);
+  const { affected } = instance;
+  const candidates = affected.map((_, i) => candidatesFor(instance, i));
+  // Indices ascend by (start, id), so a component's first index is its earliest booking.
+  const components = findComponents(candidates).sort((a, b) => a.length - b.length || a[0] - b[0]);
+
+  const chosen: (Candidate | null)[] = affected.map(() => null);
+  const optimal = { moved: true, shift: true };
+  let movedBound = 0;
+  let bookingsDone = 0;
+  let movedSoFar = 0;
+  components.forEach((component, done) => {
+    if (hooks.shouldStop?.()) throw new SolveCancelledError(done, components.length);
+    const local = component.map((i, k) => candidates[i].map((c) => ({ ...c, booking: k })));
+    const result = solveComponent(local, settings);
+    result.choice.forEach((c, k) => {
+      if (c) chosen[component[k]] = { ...c, booking: component[k] };
+    });
+    const moved = result.choice.filter((c) => c !== null).length;
+    optimal.moved &&= result.provenMoved;
+    optimal.shift &&= result.provenShift;
+    movedBound += result.movedBound;
+    bookingsDone += component.length;
+    movedSoFar += moved;
+    const span = {
+      start: Math.min(...component.map((i) => affected[i].start)),
+      end: Math.max(...component.map((i) => affected[i].end)),
+    };
+    hooks.onProgress?.({
+      componentsDone: done + 1,
+      componentsTotal: components.length,
+      bookingsDone,
+      affected: affected.length,
+      movedSoFar,
+      lastComponentSpan: span,
+    });
+  });
+
+  const moves: Move[] = [];
+  const taken = Occupancy.of(chosen);
+  const unresolved = [];
+  for (let i = 0; i < affected.length; i++) {
+    const booking = affected[i];
+    const c = chosen[i];
+    if (!c) {
+      unresolved.push(unresolvedReason(instance, booking, candidates[i], taken));
+      continue;
+    }
+    moves.push({
+      bookingId: booking.id,
+      fromRoom: booking.roomId,
+      toRoom: c.roomId,
+      fromStart: booking.start,
+      toStart: c.start,
+      shiftMinutes: c.shift,
+    });
+  }
+  return {
+    affected: affected.length,
+    moves,
+    unresolved,
+    // Level 2 is only meaningful once level 1 is settled.
+    optimal: { moved: optimal.moved, shift: optimal.moved && optimal.shift },
+    movedBound,
+    totalShiftMinutes: moves.reduce((sum, m) => sum + Math.abs(m.shiftMinutes), 0),
+    components: components.length,
+  };
+}

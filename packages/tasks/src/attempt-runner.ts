@@ -1,0 +1,85 @@
+import { inTransaction, StaleAttemptError, type Connection, type Queries, type TaskRow } from '@reflow/db';
+import type { Logger } from './logger.ts';
+import { PermanentTaskError, type TaskHandler, type TaskOutcome } from './types.ts';
+import type { WorkerPool } from './worker-pool.ts';
+
+export interface AttemptDeps {
+  connection: Connection;
+  queries: Queries;
+  pool: WorkerPool;
+  instanceId: string;
+  leaseMs: number;
+  heartbeatMs: number;
+  logger: Logger;
+  now: () => number;
+  onProgress: (taskId: string, message: string) => void;
+}
+
+export type AttemptEnd = 'finished' | 'released' | 'lost';
+
+/**
+ * Runs one claimed attempt: heartbeat, progress, then the terminal write fenced by the attempt.
+ * A failure with attempts left goes back to the queue; without, the task fails with the reason.
+ */
+export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: AbortController, deps: AttemptDeps): Promise<AttemptEnd> {
+  const { queries, logger } = deps;
+  const fence = { taskId: row.id, attempt: row.attempt, claimedBy: deps.instanceId };
+  const log = logger.child({ taskId: row.id, attempt: row.attempt, kind: row.kind });
+  const heartbeat = setInterval(() => {
+    if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new Error('lease lost'));
+  }, deps.heartbeatMs);
+  heartbeat.unref();
+  log.info('task attempt started');
+  try {
+    const outcome: TaskOutcome = await handler.run(row.input, {
+      taskId: row.id,
+      attempt: row.attempt,
+      owner: row.owner,
+      signal: abort.signal,
+      pool: deps.pool,
+      progress: (message, data) => {
+        if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
+      },
+    });
+    const now = deps.now();
+    inTransaction(deps.connection, () => {
+      if (outcome.status === 'completed') {
+        const { result, message } = 'commit' in outcome ? outcome.commit() : outcome;
+        queries.tasks.finish(fence, now, { status: 'completed', result: JSON.stringify(result), message });
+      } else {
+        queries.tasks.finish(fence, now, outcome);
+      }
+    });
+    log.info({ status: outcome.status }, 'task attempt finished');
+    return 'finished';
+  } catch (error) {
+    if (error instanceof StaleAttemptError || abort.signal.aborted) {
+      // Cancelled, superseded, or shutting down: whatever this attempt computed is discarded.
+      const released = queries.tasks.release(fence, deps.now(), 'Attempt stopped; the task waits for the next worker');
+      log.info({ reason: String(abort.signal.reason ?? error) }, released ? 'task attempt released' : 'task attempt discarded');
+      return released ? 'released' : 'lost';
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const permanent = error instanceof PermanentTaskError;
+    if (!permanent && row.attempt < row.maxAttempts) {
+      log.warn({ err: error }, 'task attempt failed; will retry');
+      queries.tasks.release(fence, deps.now(), `Attempt ${row.attempt} failed (${message}); retrying`);
+      return 'released';
+    }
+    log.error({ err: error }, 'task failed');
+    const code = permanent ? (error as PermanentTaskError).code : -32603;
+    const text = permanent ? message : `Failed after ${row.attempt} attempt(s): ${message}`;
+    const data = permanent ? (error as PermanentTaskError).data : undefined;
+    try {
+      inTransaction(deps.connection, () =>
+        queries.tasks.finish(fence, deps.now(), { status: 'failed', error: { code, message: text, ...(data ? { data } : {}) }, message: text }),
+      );
+      return 'finished';
+    } catch (e) {
+      if (e instanceof StaleAttemptError) return 'lost';
+      throw e;
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+}

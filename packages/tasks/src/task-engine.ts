@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { Connection, Queries, TaskRow } from '@reflow/db';
+import { queriesFor } from '@reflow/db';
+import { runAttempt } from './attempt-runner.ts';
+import type { Logger } from './logger.ts';
+import { pollIntervalFor } from './poll-interval.ts';
+import { dedupeKey, newTaskId } from './task-id.ts';
+import type { CreateTaskRequest, TaskHandler } from './types.ts';
+import type { WorkerPool } from './worker-pool.ts';
+
+export interface TaskEngineOptions {
+  connection: Connection;
+  pool: WorkerPool;
+  logger: Logger;
+  /** Attempts running at once; defaults to the pool size. */
+  concurrency?: number;
+  leaseMs?: number;
+  sweepIntervalMs?: number;
+  defaultTtlMs?: number;
+  basePollIntervalMs?: number;
+  maxAttempts?: number;
+  now?: () => number;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+export const isTerminal = (status: string) => TERMINAL.has(status);
+
+/**
+ * The durable task engine: a task row is committed before anyone hears of its id; workers claim
+ * rows with a lease; every write of an attempt is fenced by (id, attempt, claimant).
+ */
+export class TaskEngine {
+  readonly instanceId = `inst_${randomBytes(8).toString('hex')}`;
+  readonly queries: Queries;
+  readonly #handlers = new Map<string, TaskHandler<any>>();
+  readonly #running = new Map<string, AbortController>();
+  readonly #events = new EventEmitter();
+  readonly #o: Required<Omit<TaskEngineOptions, 'concurrency'>> & { concurrency: number };
+  #sweeper?: NodeJS.Timeout;
+  #stopping = false;
+
+  constructor(options: TaskEngineOptions) {
+    this.#o = {
+      concurrency: options.concurrency ?? options.pool.size,
+      leaseMs: 30_000,
+      sweepIntervalMs: 5_000,
+      defaultTtlMs: 86_400_000,
+      basePollIntervalMs: 1_000,
+      maxAttempts: 3,
+      now: Date.now,
+      ...options,
+    };
+    this.queries = queriesFor(options.connection);
+    this.#events.setMaxListeners(0);
+  }
+
+  register(handler: TaskHandler<any>): this {
+    this.#handlers.set(handler.kind, handler);
+    return this;
+  }
+
+  /** Reclaims what a dead process left behind, then starts working the queue and sweeping. */
+  start(): void {
+    const now = this.#o.now();
+    const reclaimed = this.queries.tasks.releaseForeignClaims(this.instanceId, now);
+    if (reclaimed) this.#o.logger.warn({ reclaimed }, 'reclaimed tasks left working by a previous process');
+    this.#sweep();
+    this.#sweeper = setInterval(() => this.#sweep(), this.#o.sweepIntervalMs);
+    this.#sweeper.unref();
+    this.kick();
+  }
+
+  /**
+   * Creates a task, committed (synchronous=FULL) before this returns. An identical request from the
+   * same owner while one is still running returns that one instead.
+   */
+  create(request: CreateTaskRequest): { task: TaskRow; created: boolean } {
+    const handler = this.#handlers.get(request.kind);
+    if (!handler) throw new Error(`No handler for task kind ${request.kind}`);
+    const now = this.#o.now();
+    const key = dedupeKey(request.kind, request.input);
+    const existing = this.queries.tasks.findWorkingDuplicate(request.owner, request.kind, key, now);
+    if (existing) return { task: existing, created: false };
+    const ttlMs = request.ttlMs ?? this.#o.defaultTtlMs;
+    const message = handler.describe?.(request.input) ?? `Queued ${request.kind}`;
+    const task = this.queries.tasks.insert(
+      {
+        id: newTaskId(),
+        owner: request.owner,
+        kind: request.kind,
+        input: request.input,
+        dedupeKey: key,
+        status: 'working',
+        statusMessage: message,
+        createdAt: now,
+        lastUpdatedAt: now,
+        ttlMs,
+        expiresAt: now + ttlMs,
+        pollIntervalMs: this.pollIntervalMs(),
+        maxAttempts: handler.maxAttempts ?? this.#o.maxAttempts,
+      },
+      { message, data: { by: request.owner } },
+    );
+    queueMicrotask(() => this.kick());
+    return { task, created: true };
+  }
+
+  /** The task as stored, or undefined when unknown or past its TTL. */
+  get(taskId: string): TaskRow | undefined {
+    const row = this.queries.tasks.get(taskId);
+    return row && row.expiresAt > this.#o.now() ? row : undefined;
+  }
+
+  /** Requests cancellation: the row turns `cancelled` now; a running attempt is stopped and its work discarded. */
+  cancel(taskId: string, by: string): boolean {
+    const changed = this.queries.tasks.cancel(taskId, this.#o.now(), 'Cancelled', by);
+    if (changed) {
+      this.#running.get(taskId)?.abort(new Error('cancelled'));
+      this.#events.emit(`settled:${taskId}`);
+    }
+    return changed;
+  }
+
+  pollIntervalMs(): number {
+    return pollIntervalFor(this.#o.basePollIntervalMs, this.queries.tasks.queueDepth(this.#o.now()), this.#o.concurrency);
+  }
+
+  /** Resolves with the terminal row; calls onProgress with each new statusMessage meanwhile. */
+  waitFor(taskId: string, onProgress?: (message: string) => void, signal?: AbortSignal): Promise<TaskRow | undefined> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const row = this.get(taskId);
+        if (!row || isTerminal(row.status)) {
+          cleanup();
+          resolve(row);
+        }
+      };
+      const progress = (message: string) => onProgress?.(message);
+      // A backstop poll: the task may be finished by another process sharing the database.
+      const timer = setInterval(check, 1_000);
+      const aborted = () => {
+        cleanup();
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      const cleanup = () => {
+        clearInterval(timer);
+        this.#events.off(`settled:${taskId}`, check);
+        this.#events.off(`progress:${taskId}`, progress);
+        signal?.removeEventListener('abort', aborted);
+      };
+      this.#events.on(`settled:${taskId}`, check);
+      this.#events.on(`progress:${taskId}`, progress);
+      signal?.addEventListener('abort', aborted);
+      check();
+    });
+  }
+
+  get runningCount(): number {
+    return this.#running.size;
+  }
+
+  /** Claims queued tasks while there is room. Called on create, on finish and by the sweeper. */
+  kick(): void {
+    while (!this.#stopping && this.#running.size < this.#o.concurrency) {
+      const row = this.queries.tasks.claimNext(this.instanceId, this.#o.now(), this.#o.leaseMs);
+      if (!row) return;
+      this.#launch(row);
+    }
+  }
+
+  #launch(row: TaskRow): void {
+    const handler = this.#handlers.get(row.kind);
+    const abort = new AbortController();
+    this.#running.set(row.id, abort);
+    const run = handler
+      ? runAttempt(row, handler, abort, {
+          connection: this.#o.connection,
+          queries: this.queries,
+          pool: this.#o.pool,
+          instanceId: this.instanceId,
+          leaseMs: this.#o.leaseMs,
+          heartbeatMs: Math.max(50, Math.floor(this.#o.leaseMs / 3)),
+          logger: this.#o.logger,
+          now: this.#o.now,
+          onProgress: (id, message) => this.#events.emit(`progress:${id}`, message),
+        })
+      : Promise.resolve(
+          this.queries.tasks.failExhausted(row.id, this.#o.now(), { code: -32603, message: `No handler for task kind ${row.kind}` }) && 'finished',
+        );
+    run
+      .catch((error) => this.#o.logger.error({ err: error, taskId: row.id }, 'task attempt crashed'))
+      .finally(() => {
+        this.#running.delete(row.id);
+        this.#events.emit(`settled:${row.id}`);
+        if (!this.#stopping) setImmediate(() => this.kick());
+      });
+  }
+
+  #sweep(): void {
+    const now = this.#o.now();
+    try {
+      for (const row of this.queries.tasks.listExhausted(now)) {
+        const error = { code: -32603, message: `Gave up after ${row.attempt} attempt(s): the worker running it stopped responding` };
+        if (this.queries.tasks.failExhausted(row.id, now, error)) this.#events.emit(`settled:${row.id}`);
+      }
+      const swept = this.queries.tasks.sweepExpired(now);
+      if (swept) this.#o.logger.info({ swept }, 'expired tasks deleted');
+      this.kick();
+    } catch (error) {
+      this.#o.logger.error({ err: error }, 'task sweep failed');
+    }
+  }
+
+  /** Stops claiming, gives running attempts `graceMs` to finish, then releases the rest for the next start. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.#stopping = true;
+    clearInterval(this.#sweeper);
+    const deadline = Date.now() + graceMs;
+    while (this.#running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    for (const abort of this.#running.values()) abort.abort(new Error('shutting down'));
+    while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 10));
+  }
+}

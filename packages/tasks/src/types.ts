@@ -1,0 +1,66 @@
+import type { TaskError, TaskRow } from '@reflow/db';
+import type { WorkerPool } from './worker-pool.ts';
+
+export type { TaskError, TaskRow };
+
+/** What one attempt of a task may do while it runs. */
+export interface RunContext {
+  taskId: string;
+  attempt: number;
+  owner: string;
+  /** Aborted when the task is cancelled, loses its lease, or the engine shuts down. */
+  signal: AbortSignal;
+  /** Records a sentence for statusMessage and the task's history; ignored once the attempt lost its fence. */
+  progress(message: string, data?: unknown): void;
+  pool: WorkerPool;
+}
+
+export type TaskOutcome =
+  | {
+      status: 'completed';
+      /** JSON-serialisable; stored as text and served as it is. */
+      result: unknown;
+      message: string;
+    }
+  | {
+      status: 'completed';
+      /**
+       * Synchronous writes that must commit together with the terminal state, or not at all. It runs
+       * inside that transaction and returns the result and message to record.
+       */
+      commit: () => { result: unknown; message: string };
+    }
+  | { status: 'failed'; error: TaskError; message: string };
+
+export interface TaskHandler<Input = unknown> {
+  kind: string;
+  /** Attempts before the task fails for good (default from the engine's config). */
+  maxAttempts?: number;
+  /** The first statusMessage, written with the row. */
+  describe?(input: Input): string;
+  run(input: Input, ctx: RunContext): Promise<TaskOutcome>;
+}
+
+/** Thrown by a handler for a failure that retrying cannot fix. */
+export class PermanentTaskError extends Error {
+  constructor(
+    message: string,
+    readonly code = -32603,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'PermanentTaskError';
+  }
+}
+
+export interface CreateTaskRequest {
+  owner: string;
+  kind: string;
+  input: unknown;
+  ttlMs?: number;
+}
+
+export interface TaskSettled {
+  taskId: string;
+  status: TaskRow['status'];
+}

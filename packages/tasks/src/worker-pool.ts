@@ -1,0 +1,57 @@
+import { MessageChannel } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+
+export interface RunOptions {
+  /** Absolute path or file URL of the worker module (its default export is the task function). */
+  filename: string;
+  signal?: AbortSignal;
+  /** Messages the worker posts through its progress port. */
+  onMessage?: (message: unknown) => void;
+  /** Shared flag the worker reads between steps: cooperative cancel before the thread is terminated. */
+  stopFlag?: Int32Array;
+}
+
+/**
+ * A pool of worker threads (piscina). Workers hold no database handle: they get a snapshot and
+ * return a result; the main thread does every write.
+ */
+export class WorkerPool {
+  readonly #piscina: Piscina | undefined;
+  #inFlight = 0;
+  #closed = false;
+
+  constructor(readonly size: number) {
+    // Size 0 is an accept-only process: it serves and queues tasks, another process runs them.
+    this.#piscina = size === 0 ? undefined : new Piscina({ minThreads: Math.min(1, size), maxThreads: size, idleTimeout: 60_000, concurrentTasksPerWorker: 1 });
+  }
+
+  async run<T>(payload: unknown, options: RunOptions): Promise<T> {
+    if (!this.#piscina) throw new Error('This process runs no workers (pool size 0)');
+    const { port1, port2 } = new MessageChannel();
+    if (options.onMessage) port1.on('message', options.onMessage);
+    this.#inFlight++;
+    try {
+      return (await this.#piscina.run(
+        { payload, port: port2, stopFlag: options.stopFlag },
+        { filename: options.filename, signal: options.signal, transferList: [port2] },
+      )) as T;
+    } finally {
+      this.#inFlight--;
+      port1.close();
+    }
+  }
+
+  /** Runs in flight over pool size, 0..1 (tasks wait in the database, not here). */
+  get utilisation(): number {
+    return this.size === 0 ? 1 : Math.min(1, this.#inFlight / this.size);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#piscina?.close({ force: true });
+  }
+}

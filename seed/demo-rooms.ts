@@ -1,0 +1,43 @@
+// Riverside Studios' named rooms. Studio B is the busy teaching-and-vocal room the story takes
+// offline; the others overlap its features enough that most of its bookings can move, only
+// Studio A holds five or more with piano and vocal booth, and only Studio B has the tape machine.
+import type { RoomSpec } from './room-spec.ts';
+
+export const DEMO_ROOMS: readonly RoomSpec[] = [
+  { id: 'studio-a', name: 'Studio A (live room)', capacity: 12,
+    features: ['drums', 'mixing-desk', 'piano', 'vocal-booth'], opensAt: '08:00', closesAt: '23:00',
+    profile: { tracking: 4, 'piano-recording': 1, 'vocal-recording': 1, masterclass: 1, 'band-rehearsal': 1, choir: 2 },
+    utilisation: 0.5, series: 3 },
+  { id: 'studio-b', name: 'Studio B', capacity: 6,
+    features: ['mixing-desk', 'piano', 'tape-machine', 'vocal-booth'], opensAt: '08:00', closesAt: '22:00',
+    profile: { 'piano-lesson': 5, 'singing-lesson': 5, 'voice-over': 4, podcast: 3, 'ensemble-rehearsal': 1 },
+    utilisation: 0.9, series: 30 },
+  { id: 'studio-c', name: 'Studio C (vocal room)', capacity: 3,
+    features: ['mixing-desk', 'vocal-booth'], opensAt: '09:00', closesAt: '22:00',
+    profile: { 'vocal-recording': 3, 'voice-over': 3, podcast: 2, mixing: 1 },
+    utilisation: 0.3, series: 2 },
+  { id: 'studio-d', name: 'Studio D (production room)', capacity: 4,
+    features: ['mixing-desk', 'piano'], opensAt: '09:00', closesAt: '22:00',
+    profile: { mixing: 3, production: 3, 'piano-lesson': 1, 'singing-lesson': 1 },
+    utilisation: 0.3, series: 2 },
+  { id: 'studio-e', name: 'Studio E (writing room)', capacity: 4,
+    features: ['mixing-desk', 'piano', 'vocal-booth'], opensAt: '09:00', closesAt: '22:00',
+    profile: { production: 3, 'vocal-recording': 2, 'piano-recording': 1, 'singing-lesson': 1 },
+    utilisation: 0.3, series: 1 },
+  { id: 'rehearsal-1', name: 'Rehearsal Room 1', capacity: 8,
+    features: ['drums', 'pa-system', 'piano'], opensAt: '10:00', closesAt: '23:00',
+    profile: { 'band-rehearsal': 4, choir: 1, 'ensemble-rehearsal': 1, 'drum-lesson': 1 },
+    utilisation: 0.6, series: 4 },
+  { id: 'rehearsal-2', name: 'Rehearsal Room 2', capacity: 6,
+    features: ['drums', 'pa-system'], opensAt: '10:00', closesAt: '23:00',
+    profile: { 'band-rehearsal': 4, 'drum-lesson': 2 },
+    utilisation: 0.6, series: 3 },
+  { id: 'podcast-suite', name: 'Podcast & Mix Suite', capacity: 4,
+    features: ['mixing-desk', 'podcast-kit', 'vocal-booth'], opensAt: '08:00', closesAt: '22:00',
+    profile: { podcast: 4, 'voice-over': 2, mixing: 2 },
+    utilisation: 0.3, series: 3 },
+  { id: 'piano-room', name: 'Piano Room', capacity: 3,
+    features: ['piano'], opensAt: '09:00', closesAt: '21:00',
+    profile: { 'piano-lesson': 4, 'singing-lesson': 4 },
+    utilisation: 0.3, series: 20 },
+];
