@@ -7,6 +7,7 @@ import { applyPlan } from './apply-plan.ts';
 import type { ReflowInput } from './reflow-args.ts';
 import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
+import { localiseReason } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
 import { readSnapshot, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
@@ -105,6 +106,11 @@ function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Snapsh
       toStart: toLocalIso(m.toStart, s.timezone),
       shiftMinutes: m.shiftMinutes,
     })),
-    unresolvedBookings: applied.unresolved.map((u) => ({ bookingId: u.bookingId, title: title(u.bookingId), code: u.code, reason: u.reason })),
+    unresolvedBookings: applied.unresolved.map((u) => ({
+      bookingId: u.bookingId,
+      title: title(u.bookingId),
+      code: u.code,
+      reason: localiseReason(u.reason, s.timezone),
+    })),
   };
 }
