@@ -30,7 +30,8 @@ export function getTaskResult(t: TaskView) {
   return {
     resultType: 'complete' as const,
     ...base(t),
-    ...(t.status === 'completed' && t.result ? { result: t.result } : {}),
+    // The inlined result is exactly what tools/call would have answered, discriminator included.
+    ...(t.status === 'completed' && t.result ? { result: { resultType: 'complete', ...t.result } } : {}),
     ...(t.status === 'failed' && t.error ? { error: t.error } : {}),
     ...(t.status === 'input_required' ? { inputRequests: t.inputRequests ?? {} } : {}),
   };
