@@ -18,9 +18,11 @@ export function solveInChunks(
   const chunks = chunkBookings(candidates, maxVariables);
   chunks.forEach((chunk, n) => {
     const sub = subproblem(candidates, chunk, (c) => occupancy.isFree(c));
-    const budget = (deadline - Date.now()) / (chunks.length - n);
-    // Out of time: finish with the greedy so the component still gets a complete answer.
-    const chosen = budget >= 1 ? (solveIlp(sub.candidates, weight, budget).choice ?? greedy(sub.candidates)) : greedy(sub.candidates);
+    // Share the time left evenly; a chunk out of time (or failed) falls back to the greedy, and
+    // so does a lone booking (its model could exceed the size limit and needs no search).
+    const chunkDeadline = Date.now() + (deadline - Date.now()) / (chunks.length - n);
+    const solved = chunk.length > 1 ? solveIlp(sub.candidates, weight, chunkDeadline).choice : null;
+    const chosen = solved ?? greedy(sub.candidates);
     for (const [i, c] of [...liftChoice(candidates, sub, chosen)].sort((a, b) => a[0] - b[0])) {
       choice[i] = c;
       occupancy.add(c);

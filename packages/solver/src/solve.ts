@@ -7,7 +7,7 @@ import { buildInstance } from './instance.ts';
 import { Occupancy } from './occupancy.ts';
 import { unresolvedReason } from './reasons.ts';
 import { solveComponent, type ComponentOptions } from './solve-component.ts';
-import type { Move, Plan, Problem, SolveHooks, SolveOptions } from './types.ts';
+import type { Move, Plan, Problem, SolveHooks, SolveOptions, Unresolved } from './types.ts';
 
 export const DEFAULT_OPTIONS = {
   componentBudgetMs: 10_000,
@@ -61,7 +61,7 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
 
   const moves: Move[] = [];
   const taken = Occupancy.of(chosen);
-  const unresolved = [];
+  const unresolved: Unresolved[] = [];
   for (let i = 0; i < affected.length; i++) {
     const booking = affected[i];
     const c = chosen[i];

@@ -37,7 +37,11 @@ export interface Problem {
 }
 
 export interface SolveOptions {
-  /** Wall-clock budget per component's ILP, in ms. */
+  /**
+   * Wall-clock budget per component's ILP, in ms (default 10 000). A hard deadline: the search
+   * stops there and keeps its best verified plan, unproven. The LP bound that decides what is
+   * proven gets at most as much again.
+   */
   componentBudgetMs?: number;
   /**
    * Keep at most this many candidate placements per booking (the cheapest shifts first) in the

@@ -1,0 +1,22 @@
+// A realistic load: 6 rooms open 08:00–23:00, two offline for 14 days, 150 affected bookings.
+// It must be solved to a proven optimum; the time is printed, not asserted.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { solve } from '../src/index.ts';
+import { assertFeasible } from './helpers.ts';
+import { mediumInstance } from './medium-instance.ts';
+
+test('medium instance: 150 affected over 14 days, proven optimal', (t) => {
+  for (const seed of [7, 8, 9]) {
+    const p = mediumInstance(seed);
+    const began = performance.now();
+    const plan = solve(p);
+    const ms = performance.now() - began;
+    t.diagnostic(`seed ${seed}: ${ms.toFixed(0)} ms, ${plan.moves.length}/${plan.affected} moved in ${plan.components} components, shift ${plan.totalShiftMinutes} min`);
+    assertFeasible(p, plan);
+    assert.equal(plan.affected, 150);
+    assert.deepEqual(plan.optimal, { moved: true, shift: true });
+    assert.equal(plan.movedBound, plan.moves.length);
+    assert.ok(plan.unresolved.some((u) => u.code === 'outcompeted'));
+  }
+});
