@@ -55,6 +55,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       }
     }
     console.log(`\n← tasks/get: ${task.status}`);
+    if (server) printHistory(server, handle.taskId);
     if (task.status !== 'completed') {
       console.log(task.error ? `  error ${task.error.code}: ${task.error.message}` : '  (no result)');
       return 1;
@@ -67,4 +68,18 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     await server?.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * The solve is faster than one poll, so the polls above rarely catch it mid-way. With the server
+ * in-process the demo can show what the task recorded meanwhile: its progress history.
+ */
+function printHistory(server: RunningServer, taskId: string): void {
+  const events = server.services.engine.queries.tasks.events(taskId);
+  if (events.length === 0) return;
+  const t0 = events[0].at;
+  const line = (e: (typeof events)[number]) => `  +${String(e.at - t0).padStart(4)} ms  ${e.kind.padEnd(9)} ${e.message}`;
+  console.log(`\nProgress history recorded in task_events (${events.length} events):`);
+  const shown = events.length <= 10 ? events : [...events.slice(0, 4), undefined, ...events.slice(-4)];
+  for (const e of shown) console.log(e ? line(e) : `  … ${events.length - 8} more progress events …`);
 }
