@@ -68,6 +68,43 @@ describe('MCP Tasks extension on the wire', () => {
     assert.equal(body.result.taskId, undefined);
   });
 
+  test('a client without the extension that sends a progress token gets progress notifications, then the result', async () => {
+    const res = await fetch(server.mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'reflow_month',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'reflow_month',
+          arguments: { ...DEMO, dry_run: true },
+          _meta: {
+            progressToken: 'p-1',
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+    const messages = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .map((l) => JSON.parse(l.slice(5)));
+    const progress = messages.filter((m) => m.method === 'notifications/progress');
+    assert.ok(progress.length >= 2, `saw ${progress.length} progress notifications`);
+    assert.ok(progress.every((m) => m.params.progressToken === 'p-1' && typeof m.params.message === 'string'));
+    const final = messages.find((m) => m.id === 7);
+    assert.equal(final.result.structuredContent.affected, 142);
+  });
+
   test('short tools answer directly even to a declaring client', async () => {
     const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'list_rooms', arguments: {} });
     assert.equal(body.result.resultType, 'complete');
@@ -161,5 +198,36 @@ describe('MCP Tasks extension on the wire', () => {
     } finally {
       reader.close();
     }
+  });
+
+  test('after a real reflow list_bookings shows every studio-b booking of the window moved or needing rebooking, none lost or doubled', async () => {
+    type B = { id: string; roomId: string; start: string; end: string; status: string };
+    const list = async (): Promise<B[]> =>
+      (await rpc(server.mcpUrl, 'tools/call', { name: 'list_bookings', arguments: { month: '2026-09' } })).body.result.structuredContent.bookings;
+    const inWindow = (b: B) => Date.parse(b.start) < Date.parse('2026-09-21T00:00:00+01:00') && Date.parse(b.end) > Date.parse('2026-09-07T00:00:00+01:00');
+    const before = await list();
+    const affected = before.filter((b) => b.roomId === 'studio-b' && b.status === 'confirmed' && inWindow(b));
+    assert.equal(affected.length, 142);
+    const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: DEMO });
+    const done = await waitForTaskStatus(server.mcpUrl, created.body.result.taskId, ['completed', 'failed']);
+    assert.equal(done.status, 'completed');
+    const after = await list();
+    assert.deepEqual(after.map((b) => b.id).sort(), before.map((b) => b.id).sort(), 'same bookings, none lost or duplicated');
+    const byId = new Map(after.map((b) => [b.id, b]));
+    const moved = new Map(done.result.structuredContent.moves.map((m: { bookingId: string }) => [m.bookingId, m]));
+    for (const b of affected) {
+      const now = byId.get(b.id)!;
+      if (now.status === 'needs_rebooking') continue;
+      assert.equal(now.status, 'confirmed');
+      assert.ok(moved.has(b.id), `${b.id} is neither moved nor flagged`);
+      assert.ok(now.roomId !== 'studio-b' || !inWindow(now), `${b.id} still in studio-b during the window`);
+      assert.equal(Date.parse(now.end) - Date.parse(now.start), Date.parse(b.end) - Date.parse(b.start), 'duration kept');
+    }
+    const confirmed = after.filter((b) => b.status === 'confirmed');
+    for (const a of confirmed)
+      for (const b of confirmed)
+        if (a.id < b.id && a.roomId === b.roomId)
+          assert.ok(Date.parse(a.end) <= Date.parse(b.start) || Date.parse(b.end) <= Date.parse(a.start), `${a.id} overlaps ${b.id}`);
+    assert.equal(after.filter((b) => b.status === 'needs_rebooking').length, done.result.structuredContent.unresolved);
   });
 });
