@@ -6,4 +6,3 @@ export { reflowTaskHandler, REFLOW_KIND, type ReflowTaskOptions } from './reflow
 export { importSite, validateSiteFile, type ImportSummary } from './import-site.ts';
 export { siteFileSchema, type SiteFileInput } from './site-file-schema.ts';
 export { listBookings, listBookingsArgsSchema, listRooms } from './listings.ts';
-export { humanRange } from './local-time.ts';

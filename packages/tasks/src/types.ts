@@ -59,8 +59,3 @@ export interface CreateTaskRequest {
   input: unknown;
   ttlMs?: number;
 }
-
-export interface TaskSettled {
-  taskId: string;
-  status: TaskRow['status'];
-}

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { taskEvents, tasks, type TaskStatus } from '../schema/index.ts';
+import { taskEvents, tasks } from '../schema/index.ts';
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type NewTaskRow = typeof tasks.$inferInsert;
@@ -189,13 +189,6 @@ export function taskQueries(db: Db) {
     /** The TTL sweeper: deletes expired tasks (events cascade). */
     sweepExpired(now: number): number {
       return db.delete(tasks).where(lte(tasks.expiresAt, now)).run().changes;
-    },
-
-    countByStatus(): Record<TaskStatus, number> {
-      const counts = { working: 0, input_required: 0, completed: 0, failed: 0, cancelled: 0 } as Record<TaskStatus, number>;
-      for (const r of db.select({ status: tasks.status, n: sql<number>`count(*)` }).from(tasks).groupBy(tasks.status).all())
-        counts[r.status] = r.n;
-      return counts;
     },
 
     queueDepth(now: number): number {
