@@ -1,6 +1,5 @@
 import type { Queries } from '@reflow/db';
 import type { Move, Plan, Unresolved as SolverUnresolved } from '@reflow/solver';
-import { localiseReason } from './localise-reasons.ts';
 import type { Snapshot } from './snapshot.ts';
 
 /** The solver's reasons, plus `changed`: the booking was edited while the plan was being made. */
@@ -45,7 +44,7 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Snapshot, querie
     const current = queries.bookings.get(u.bookingId);
     const unchanged = current && current.version === snapshot.versions[u.bookingId] && current.status === 'confirmed';
     if (unchanged) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
-    queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: localiseReason(u.reason, snapshot.timezone), recordedAt: now });
+    queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
   }
   return { moves, unresolved: [...plan.unresolved, ...unresolved] };
 }

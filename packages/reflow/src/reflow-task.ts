@@ -7,7 +7,7 @@ import { applyPlan } from './apply-plan.ts';
 import type { ReflowInput } from './reflow-args.ts';
 import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
-import { localiseReason } from './localise-reasons.ts';
+import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
 import { readSnapshot, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
@@ -56,7 +56,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
         ctx.signal.removeEventListener('abort', onAbort);
       }
       if (reply.cancelled || ctx.signal.aborted) throw ctx.signal.reason ?? new Error('solve stopped');
-      const plan = reply.plan;
+      const plan = localisePlan(reply.plan, snapshot.timezone);
       if (input.dryRun) {
         const result = buildResult(input, plan, plan, snapshot, false);
         return { status: 'completed', result: toCallToolResult(result), message: summary(result) };
@@ -106,11 +106,6 @@ function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Snapsh
       toStart: toLocalIso(m.toStart, s.timezone),
       shiftMinutes: m.shiftMinutes,
     })),
-    unresolvedBookings: applied.unresolved.map((u) => ({
-      bookingId: u.bookingId,
-      title: title(u.bookingId),
-      code: u.code,
-      reason: localiseReason(u.reason, s.timezone),
-    })),
+    unresolvedBookings: applied.unresolved.map((u) => ({ bookingId: u.bookingId, title: title(u.bookingId), code: u.code, reason: u.reason })),
   };
 }
