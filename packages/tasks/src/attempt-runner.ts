@@ -1,5 +1,6 @@
 import { inTransaction, StaleAttemptError, type Connection, type Queries, type TaskRow } from '@reflow/db';
 import type { Logger } from './logger.ts';
+import { resumedInput } from './input-gate.ts';
 import { PermanentTaskError, type TaskHandler, type TaskOutcome } from './types.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
@@ -15,7 +16,7 @@ export interface AttemptDeps {
   onProgress: (taskId: string, message: string) => void;
 }
 
-export type AttemptEnd = 'finished' | 'released' | 'lost';
+export type AttemptEnd = 'finished' | 'released' | 'lost' | 'parked';
 
 /**
  * Runs one claimed attempt: heartbeat, progress, then the terminal write fenced by the attempt.
@@ -31,17 +32,25 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
   heartbeat.unref();
   log.info('task attempt started');
   try {
+    const resumed = resumedInput(row, queries);
     const outcome: TaskOutcome = await handler.run(row.input, {
       taskId: row.id,
       attempt: row.attempt,
       owner: row.owner,
       signal: abort.signal,
       pool: deps.pool,
+      ...(resumed ? { resumed } : {}),
       progress: (message, data) => {
         if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
       },
     });
     const now = deps.now();
+    if (outcome.status === 'input_required') {
+      queries.inputs.park(fence, now, { requests: outcome.requests, state: outcome.state, message: outcome.message });
+      deps.onProgress(row.id, outcome.message);
+      log.info('task parked waiting for input');
+      return 'parked';
+    }
     inTransaction(deps.connection, () => {
       if (outcome.status === 'completed') {
         const { result, message } = 'commit' in outcome ? outcome.commit() : outcome;

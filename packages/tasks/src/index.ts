@@ -2,8 +2,9 @@
 export { TaskEngine, isTerminal, type TaskEngineOptions } from './task-engine.ts';
 export { WorkerPool, type RunOptions } from './worker-pool.ts';
 export { workerTask, newStopFlag, raiseStopFlag, type WorkerContext } from './worker-task.ts';
-export { PermanentTaskError, type CreateTaskRequest, type RunContext, type TaskHandler, type TaskOutcome, type TaskRow, type TaskError } from './types.ts';
+export { PermanentTaskError, type CreateTaskRequest, type ResumedInput, type RunContext, type TaskHandler, type TaskOutcome, type TaskRow, type TaskError } from './types.ts';
 export type { Logger } from './logger.ts';
 export { pollIntervalFor } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';
 export { toTaskView, OwnedTaskStore } from './task-view.ts';
+export { pendingRequests, resumedInput } from './input-gate.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Connection, Queries, TaskRow } from '@reflow/db';
+import type { AnswerOutcome, Connection, Queries, TaskRow } from '@reflow/db';
 import { queriesFor } from '@reflow/db';
 import { runAttempt } from './attempt-runner.ts';
 import type { Logger } from './logger.ts';
@@ -120,6 +120,16 @@ export class TaskEngine {
       this.#events.emit(`settled:${taskId}`);
     }
     return changed;
+  }
+
+  /**
+   * Delivers answers to a task waiting in input_required. Keys it is not waiting on (unknown, from
+   * an earlier round, already answered) are ignored; the last awaited answer puts it back in the queue.
+   */
+  answer(taskId: string, responses: Record<string, unknown>, by: string): AnswerOutcome {
+    const outcome = this.queries.inputs.answer(taskId, this.#o.now(), responses, by);
+    if (outcome.resumed) queueMicrotask(() => this.kick());
+    return outcome;
   }
 
   pollIntervalMs(): number {

@@ -1,11 +1,12 @@
 import type { TaskRow } from '@reflow/db';
+import { pendingRequests } from './input-gate.ts';
 import type { TaskEngine } from './task-engine.ts';
 
 /**
  * A task as a protocol layer shows it: flat, ISO timestamps, integer durations. Structurally the
  * TaskView of packages/mcp-tasks, which this package does not import (tasks knows nothing of MCP).
  */
-export function toTaskView(row: TaskRow) {
+export function toTaskView(row: TaskRow, inputRequests: Record<string, unknown> = {}) {
   return {
     taskId: row.id,
     status: row.status,
@@ -16,6 +17,7 @@ export function toTaskView(row: TaskRow) {
     pollIntervalMs: row.pollIntervalMs,
     ...(row.status === 'completed' && row.result ? { result: JSON.parse(row.result) as Record<string, unknown> } : {}),
     ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
+    ...(row.status === 'input_required' ? { inputRequests } : {}),
   };
 }
 
@@ -25,7 +27,15 @@ export class OwnedTaskStore {
 
   get(taskId: string, owner: string) {
     const row = this.engine.get(taskId);
-    return row && row.owner === owner ? toTaskView(row) : undefined;
+    return row && row.owner === owner ? toTaskView(row, pendingRequests(row, this.engine.queries)) : undefined;
+  }
+
+  /** Delivers input responses; false when no such task is visible to the owner. Unmatched keys are ignored. */
+  update(taskId: string, owner: string, inputResponses: Record<string, unknown>): boolean {
+    const row = this.engine.get(taskId);
+    if (!row || row.owner !== owner) return false;
+    this.engine.answer(taskId, inputResponses, owner);
+    return true;
   }
 
   cancel(taskId: string, owner: string): boolean {

@@ -13,6 +13,13 @@ export interface RunContext {
   /** Records a sentence for statusMessage and the task's history; ignored once the attempt lost its fence. */
   progress(message: string, data?: unknown): void;
   pool: WorkerPool;
+  /** Set when the task parked in input_required and every question was answered: what it kept, and the answers by name. */
+  resumed?: ResumedInput;
+}
+
+export interface ResumedInput {
+  state: unknown;
+  responses: Record<string, unknown>;
 }
 
 export type TaskOutcome =
@@ -30,7 +37,18 @@ export type TaskOutcome =
        */
       commit: () => { result: unknown; message: string };
     }
-  | { status: 'failed'; error: TaskError; message: string };
+  | { status: 'failed'; error: TaskError; message: string }
+  | {
+      /**
+       * Park the task until a person answers: `requests` by the handler's own names (the protocol
+       * layer shows them under unique keys); `state` is kept durably and handed back in `resumed`.
+       * The lease is released meanwhile, so a wait costs no worker and survives a restart.
+       */
+      status: 'input_required';
+      requests: Record<string, unknown>;
+      state?: unknown;
+      message: string;
+    };
 
 export interface TaskHandler<Input = unknown> {
   kind: string;

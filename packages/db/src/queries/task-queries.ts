@@ -15,7 +15,7 @@ export interface AttemptFence {
 }
 
 const live = (now: number) => sql`${tasks.expiresAt} > ${now}`;
-const fenced = (f: AttemptFence) =>
+export const fenced = (f: AttemptFence) =>
   and(eq(tasks.id, f.taskId), eq(tasks.attempt, f.attempt), eq(tasks.claimedBy, f.claimedBy), eq(tasks.status, 'working'));
 
 export function taskQueries(db: Db) {

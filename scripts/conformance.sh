@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance, installed with its own
+# Node 22 by scripts/install-node22-tools.sh) against this server started with the conformance
+# fixtures: a free loopback port, a fresh temporary database, no auth tokens. Prints every
+# scenario's checks, stops the server, and exits non-zero when any scenario fails.
+#   scripts/conformance.sh                 # every scenario listed below
+#   scripts/conformance.sh tasks-lifecycle # just the ones named (run at the modern revision)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+TOOLS=tools/node22/node_modules/.bin
+[ -x "$TOOLS/node" ] && [ -e "$TOOLS/conformance" ] || bash scripts/install-node22-tools.sh >&2 || exit 1
+
+MODERN=2026-07-28
+LEGACY=2025-11-25
+# "scenario spec-version": every tasks-* scenario, the 2026-07-28 transport and tool scenarios, and
+# the 2025-era ones this server also serves. Reasons for anything left out are in the README.
+SCENARIOS=(
+  "tasks-lifecycle $MODERN"
+  "tasks-capability-negotiation $MODERN"
+  "tasks-wire-fields $MODERN"
+  "tasks-request-state-removal $MODERN"
+  "tasks-mrtr-input $MODERN"
+  "tasks-request-headers $MODERN"
+  "tasks-dispatch-and-envelope $MODERN"
+  "tasks-status-notifications $MODERN"
+  "tasks-required-task-error $MODERN"
+  "tasks-mrtr-composition $MODERN"
+  "server-stateless $MODERN"
+  "tools-list $MODERN"
+  "json-schema-2020-12 $MODERN"
+  "dns-rebinding-protection $MODERN"
+  "http-header-validation $MODERN"
+  "http-custom-header-server-validation $MODERN"
+  "server-initialize $LEGACY"
+  "tools-call-with-progress $LEGACY"
+)
+if [ $# -gt 0 ]; then SCENARIOS=(); for s in "$@"; do SCENARIOS+=("$s $MODERN"); done; fi
+
+work=$(mktemp -d)
+port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+MCP_CONFORMANCE_FIXTURES=1 PORT="$port" HOST=127.0.0.1 DATABASE_PATH="$work/conformance.db" WORKERS=4 \
+  LOG_LEVEL=warn SHUTDOWN_GRACE_MS=0 node_modules/.bin/tsx apps/server/src/server.ts >"$work/server.log" 2>&1 &
+server=$!
+stop() {
+  kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  rm -rf "$work"
+}
+trap stop EXIT
+
+url="http://127.0.0.1:$port/mcp"
+for _ in $(seq 1 100); do
+  curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+  kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; echo "the server did not start" >&2; exit 1; }
+  sleep 0.2
+done
+
+failed=()
+for entry in "${SCENARIOS[@]}"; do
+  read -r scenario version <<<"$entry"
+  echo "== $scenario (protocol $version)"
+  if ! "$TOOLS/node" "$TOOLS/conformance" server --url "$url" --scenario "$scenario" --spec-version "$version" --timeout 60000; then
+    failed+=("$scenario")
+  fi
+done
+
+echo "== conformance: $(( ${#SCENARIOS[@]} - ${#failed[@]} )) of ${#SCENARIOS[@]} scenarios passed"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed: ${failed[*]}" >&2
+  echo "-- server log (last 40 lines)" >&2
+  tail -40 "$work/server.log" >&2
+  exit 1
+fi
