@@ -19,6 +19,8 @@ export const configSchema = z.object({
   /** Imported into an empty database on first start; empty string disables. */
   SEED_FILE: z.string().optional(),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
+  /** Registers the official MCP conformance suite's fixture tools (greet, slow_compute, …) too. Test use only. */
+  MCP_CONFORMANCE_FIXTURES: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
 });
 
 export type Config = z.infer<typeof configSchema>;

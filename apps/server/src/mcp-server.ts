@@ -12,6 +12,7 @@ import {
 } from '@reflow/reflow';
 import { OwnedTaskStore, toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
+import { FIXTURE_CAPABILITY_NEEDS, registerConformanceFixtures, requireDeclaredCapabilities } from './conformance/index.ts';
 import type { Services } from './services.ts';
 
 const REFLOW_DESCRIPTION =
@@ -62,7 +63,9 @@ export function mcpServerFactory(services: Services, version: string) {
         return { content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }], isError: true };
       },
     });
+    if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
+    if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
     return mcp;
   };
 }

@@ -5,12 +5,15 @@ import { importSite, reflowTaskHandler } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
+import { fixtureTaskHandlers } from './conformance/index.ts';
 
 export interface Services {
   connection: Connection;
   queries: Queries;
   pool: WorkerPool;
   engine: TaskEngine;
+  /** The conformance suite's fixture tools are registered too (MCP_CONFORMANCE_FIXTURES). */
+  conformanceFixtures: boolean;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -36,12 +39,14 @@ export function createServices(config: Config, logger: Logger): Services {
     maxAttempts: config.MAX_ATTEMPTS,
   });
   engine.register(reflowTaskHandler({ connection, queries }));
+  if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
   engine.start();
   return {
     connection,
     queries,
     pool,
     engine,
+    conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES,
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);
       await pool.close();
