@@ -87,6 +87,11 @@ export function registerConformanceFixtures(mcp: McpServer, tasks: TasksExtensio
     content: [{ type: 'text', text: 'Schema accepted' }],
   }));
   // Guarded in front of McpServer (see FIXTURE_CAPABILITY_NEEDS): it runs only when sampling is declared.
+  // SEP-2243: `region` is mirrored into the Mcp-Param-Region header, which must match the body.
+  const regionSchema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] };
+  mcp.registerTool('test_header_param', { description: 'Echoes a region carried in both the body and the Mcp-Param-Region header', inputSchema: fromJsonSchema<{ region: string }>(regionSchema as never) }, async (args) => ({
+    content: [{ type: 'text', text: `Region ${args.region}` }],
+  }));
   mcp.registerTool('test_missing_capability', { description: 'Needs the sampling capability declared' }, async () => ({
     content: [{ type: 'text', text: 'Sampling is declared' }],
   }));
