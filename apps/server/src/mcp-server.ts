@@ -1,5 +1,5 @@
-import { McpServer, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
-import { TasksExtension } from '@reflow/mcp-tasks';
+import { McpServer, MissingRequiredClientCapabilityError, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
+import { TASKS_EXTENSION_ID, TasksExtension } from '@reflow/mcp-tasks';
 import {
   listBookings,
   listBookingsArgsSchema,
@@ -48,11 +48,18 @@ export function mcpServerFactory(services: Services, version: string) {
       inputSchema: reflowArgsSchema,
       outputSchema: reflowResultSchema,
       start: (args, call) => {
+        // The approval question is an elicitation: ask it only of a client that said it can answer one.
+        if (args.confirm && !call.clientCapabilities.elicitation)
+          throw new MissingRequiredClientCapabilityError(
+            { requiredCapabilities: { elicitation: {} } } as never,
+            'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
+          );
         const input = guard(() => resolveReflowArgs(args, services.queries));
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
       },
       run: async (args, call) => {
         // Clients without the extension get the same durable task, waited for here.
+        if (args.confirm) throw new Error(`RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`);
         const input = guard(() => resolveReflowArgs(args, services.queries));
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
         void call.reportProgress(task.statusMessage ?? 'Queued');

@@ -15,7 +15,7 @@ export interface Applied {
  * month is never half moved. Every move is re-checked against the bookings as they are now: a
  * booking edited since the snapshot, or a target slot taken meanwhile, is reported, never overwritten.
  */
-export function applyPlan(taskId: string, plan: Plan, snapshot: Snapshot, queries: Queries, now: number): Applied {
+export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, 'bookings' | 'versions'>, queries: Queries, now: number): Applied {
   const affectedIds = [...plan.moves.map((m) => m.bookingId), ...plan.unresolved.map((u) => u.bookingId)];
   const moves: Move[] = [];
   const unresolved: Unresolved[] = [];
@@ -24,7 +24,7 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Snapshot, querie
     const duration = before.endAt - before.startAt;
     const current = queries.bookings.get(move.bookingId);
     if (!current || current.version !== snapshot.versions[move.bookingId] || current.status !== 'confirmed') {
-      unresolved.push({ bookingId: move.bookingId, code: 'changed', reason: 'The booking was changed or cancelled while the reflow was solving; it was left as it is now' });
+      unresolved.push({ bookingId: move.bookingId, code: 'changed', reason: 'The booking was changed or cancelled after the reflow read it (while solving or awaiting approval); it was left as it is now' });
       continue;
     }
     const conflict = queries.bookings.firstConflict(move.toRoom, move.toStart, move.toStart + duration, affectedIds);
@@ -32,7 +32,7 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Snapshot, querie
       unresolved.push({
         bookingId: move.bookingId,
         code: 'rooms_busy',
-        reason: `Its planned slot in ${move.toRoom} was taken by ${conflict.id} while the reflow was solving; rebook it or run the reflow again`,
+        reason: `Its planned slot in ${move.toRoom} was taken by ${conflict.id} after the reflow read the month; rebook it or run the reflow again`,
       });
       continue;
     }

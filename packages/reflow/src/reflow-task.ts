@@ -2,8 +2,9 @@ import { fileURLToPath } from 'node:url';
 import type { Connection, Queries } from '@reflow/db';
 import type { Plan, SolveProgress } from '@reflow/solver';
 import type { Applied } from './apply-plan.ts';
-import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler } from '@reflow/tasks';
+import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
+import { APPROVAL, approvalQuestion, approvalRequest, approved, keepForApproval, type AwaitingApproval } from './approval-gate.ts';
 import type { ReflowInput } from './reflow-args.ts';
 import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
@@ -34,6 +35,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
     kind: REFLOW_KIND,
     describe: (input) => `Queued: reflow ${input.offlineRooms.join(', ')}, ${humanRange(input.from, input.to)}`,
     async run(input, ctx) {
+      if (ctx.resumed) return finishApproval(input, ctx.taskId, ctx.resumed.state as AwaitingApproval, ctx.resumed.responses[APPROVAL], queries, now);
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));
@@ -61,16 +63,35 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
         const result = buildResult(input, plan, plan, snapshot, false);
         return { status: 'completed', result: toCallToolResult(result), message: summary(result) };
       }
-      return {
-        status: 'completed',
-        commit: () => {
-          const applied = applyPlan(ctx.taskId, plan, snapshot, queries, now());
-          const result = buildResult(input, plan, applied, snapshot, true);
-          return { result: toCallToolResult(result), message: summary(result) };
-        },
-      };
+      if (input.confirm)
+        return {
+          status: 'input_required',
+          requests: { [APPROVAL]: approvalRequest(input, plan) },
+          state: keepForApproval(plan, snapshot),
+          message: `Waiting for approval: ${approvalQuestion(input, plan)}`,
+        };
+      return applyOutcome(input, ctx.taskId, plan, snapshot, queries, now);
     },
   };
+}
+
+/** Applies the plan in the transaction that records the terminal state; re-checks every booking first. */
+function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept, queries: Queries, now: () => number, approval?: 'accepted'): TaskOutcome {
+  return {
+    status: 'completed',
+    commit: () => {
+      const applied = applyPlan(taskId, plan, kept, queries, now());
+      const result = { ...buildResult(input, plan, applied, kept, true), ...(approval ? { approval } : {}) };
+      return { result: toCallToolResult(result), message: summary(result) };
+    },
+  };
+}
+
+/** After the approval question: yes applies the plan kept in the database (re-checked now), anything else applies nothing. */
+function finishApproval(input: ReflowInput, taskId: string, parked: AwaitingApproval, answer: unknown, queries: Queries, now: () => number): TaskOutcome {
+  if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, 'accepted');
+  const result = { ...buildResult(input, parked.plan, parked.plan, parked.kept, false), approval: 'declined' as const };
+  return { status: 'completed', result: toCallToolResult(result), message: `Not applied: the plan was declined (${summary(result)})` };
 }
 
 function countAffected(s: Snapshot): number {
@@ -83,7 +104,9 @@ function summary(r: ReflowResult): string {
   return `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings; ${r.unresolved} need rebooking`;
 }
 
-function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Snapshot, written: boolean): ReflowResult {
+type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings'>;
+
+function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, written: boolean): ReflowResult {
   const title = (id: string) => s.bookings[id]?.title ?? id;
   if (!plan) throw new PermanentTaskError('The solver returned no plan');
   return {
