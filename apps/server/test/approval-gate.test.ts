@@ -51,7 +51,7 @@ const auditedMoves = (path: string, taskId: string) => {
   }
 };
 
-test('accept: the plan is summarised, a wrong key is ignored, yes applies it', async () => {
+test('accept: the plan is summarised, a wrong key is ignored, a malformed answer refused, yes applies it', async () => {
   const s = await server();
   const before = studioB(s.databasePath).n;
   const { taskId, key, request, parked } = await parkedReflow(s);
@@ -64,6 +64,10 @@ test('accept: the plan is summarised, a wrong key is ignored, yes applies it', a
   const wrong = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { 'r9-apply': { action: 'accept', content: { apply: true } }, apply: { action: 'accept', content: { apply: true } } } });
   assert.equal(wrong.body.result?.resultType, 'complete', JSON.stringify(wrong.body));
   assert.equal(wrong.body.result.status, undefined, 'an empty ack, not a task');
+  // A malformed answer to the right key is refused whole and records nothing.
+  const malformed = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'maybe' } } });
+  assert.equal(malformed.body.error?.code, -32602);
+  assert.match(malformed.body.error.message, new RegExp(`inputResponses\\.${key}\\.action`));
   const still = await call(s.mcpUrl, 'tasks/get', { taskId });
   assert.equal(still.body.result.status, 'input_required');
   assert.deepEqual(Object.keys(still.body.result.inputRequests), [key]);

@@ -9,6 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { invalidInputResponses } from './input-responses.ts';
 import type { TaskStore, TaskView } from './task-store.ts';
 import { clientCapabilities, createTaskResult, declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
 
@@ -51,7 +52,7 @@ export interface TasksExtensionOptions {
 
 const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).passthrough();
 // The SDK lifts `inputResponses` out of the params into ctx.mcpReq.inputResponses (SEP-2322), so
-// the params schema cannot require it; a non-object there is still refused.
+// the params schema cannot require it; answers are checked against what the task waits on instead.
 const UpdateParams = TaskIdParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() });
 
 type Handler = (request: any, ctx: ServerContext) => Promise<any>;
@@ -102,10 +103,12 @@ export class TasksExtension {
     server.setRequestHandler('tasks/update', { params: UpdateParams }, async (params, ctx) => {
       const principal = this.#declaredPrincipal(ctx);
       const responses = { ...params.inputResponses, ...ctx.mcpReq.inputResponses };
-      const found = this.#store.update
-        ? await this.#store.update(params.taskId, principal, responses)
-        : (await this.#store.get(params.taskId, principal)) !== undefined;
-      if (!found) throw notFound(params.taskId);
+      const task = await this.#store.get(params.taskId, principal);
+      if (!task) throw notFound(params.taskId);
+      // A malformed answer to a pending key is refused whole, before anything is recorded.
+      const problem = invalidInputResponses(task.inputRequests ?? {}, responses, ctx.mcpReq.droppedInputResponseKeys ?? []);
+      if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problem);
+      if (this.#store.update && !(await this.#store.update(params.taskId, principal, responses))) throw notFound(params.taskId);
       return { resultType: 'complete' };
     });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {

@@ -31,7 +31,7 @@ export function fixtureTaskHandlers(): TaskHandler<any>[] {
   return [
     {
       kind: FIXTURE_KINDS.slowCompute,
-      describe: (input: { seconds: number; label?: string }) => `Computing ${input.label ?? ''} for ${input.seconds}s`.replace('  ', ' '),
+      describe: (input: { seconds: number; label?: string }) => `Computing ${input.label ?? 'slow_compute'} for ${input.seconds}s`,
       async run(input: { seconds: number; label?: string }, ctx) {
         // Cancellation aborts the sleep; the engine has already turned the row `cancelled`.
         await sleep(input.seconds * 1000, undefined, { signal: ctx.signal });
