@@ -59,6 +59,7 @@ export function registerConformanceFixtures(mcp: McpServer, tasks: TasksExtensio
     description: 'Asks two questions at once (input_required with two keys)',
     inputSchema: none,
     taskSupport: 'required',
+    // No arguments: the timestamp keeps two calls from being the same task (identical input from one owner is deduplicated).
     start: (_a, call) => (needs(call, 'elicitation'), start(FIXTURE_KINDS.multiInput, { at: Date.now() }, call)),
     run: unreachable,
   });
