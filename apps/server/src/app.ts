@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.ts';
 import { addMetricsRoutes } from './metrics/metrics-routes.ts';
-import { docsRoutes } from './docs-routes.ts';
+import { addDocsRoutes } from './docs-routes.ts';
 import { apiRoutes } from './routes/api/index.ts';
 import { healthRoutes } from './routes/health.ts';
 import { uiRoutes } from './ui/ui-routes.ts';
@@ -26,7 +26,7 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
     reply.code(status).send({ error: status >= 500 ? 'Internal Server Error' : error.message, code: error.code });
   });
   addMetricsRoutes(app, services.metrics);
-  await app.register(docsRoutes, { version: VERSION });
+  await addDocsRoutes(app, { version: VERSION });
   await app.register(healthRoutes, { services });
   await app.register(apiRoutes, { prefix: '/api', services });
   await app.register(uiRoutes);

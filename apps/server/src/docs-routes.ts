@@ -2,8 +2,8 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
-/** OpenAPI for every route with a schema, generated from those schemas, served at /docs (JSON at /docs/json). */
-export async function docsRoutes(app: FastifyInstance, options: { version: string }): Promise<void> {
+/** OpenAPI for every route with a schema, served at /docs (JSON at /docs/json). Called on the root instance, before the routes, so swagger sees them all. */
+export async function addDocsRoutes(app: FastifyInstance, options: { version: string }): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       info: {

@@ -32,7 +32,7 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
   });
 
   // Every line logged about one task carries its id (the request id is already on each line).
-  app.addHook('preHandler', async (request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     const id = (request.params as { id?: string } | undefined)?.id;
     if (id) {
       request.log = request.log.child({ taskId: id });
