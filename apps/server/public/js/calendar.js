@@ -50,8 +50,8 @@ export function renderCalendar({ reflow, rooms, bookings, mode }) {
     cells.get(key).push(p);
   }
   const info = el('p', { class: 'cal-info', text: 'Click a booking for where it went.' });
-  const grid = el('div', { class: `calendar mode-${mode}`, style: `--days:${days.length}`, 'data-mode': mode, role: 'grid', 'aria-label': `${reflow.month}, ${mode} the reflow` });
-  grid.append(el('div', { class: 'cal-corner', text: mode === 'before' ? 'Before' : 'After' }));
+  const grid = el('div', { class: `calendar mode-${mode}`, style: `--days:${days.length}`, 'data-mode': mode, role: 'grid', 'aria-label': mode === 'now' ? reflow.month : `${reflow.month}, ${mode} the reflow` });
+  grid.append(el('div', { class: 'cal-corner', text: { before: 'Before', after: 'After', now: 'Now' }[mode] }));
   for (const day of days) {
     const weekday = new Date(`${day}T12:00:00Z`).getUTCDay();
     grid.append(el('div', { class: `cal-day${inWindow(day) ? ' in-window' : ''}${weekday === 0 || weekday === 6 ? ' weekend' : ''}`, title: localDayLabel(day) }, el('span', { text: String(Number(day.slice(8))) }), el('small', { text: 'SMTWTFS'[weekday] })));

@@ -20,14 +20,15 @@ export function renderDetail(container, detail, month, actions) {
     container.dataset.key = '';
     renderDetail(container, detail, month, actions);
   };
-  container.replaceChildren(
+  const sections = [
     header(task, actions, rerender),
     detail.error && el('div', { class: 'error-box', role: 'alert' }, el('strong', { text: `Error ${detail.error.code}` }), el('p', { text: detail.error.message })),
     el('p', { class: 'status-message', text: task.statusMessage ?? '' }),
     history(detail.events),
     detail.reflow && reflowSection(detail.reflow, month, rerender),
     facts(detail),
-  );
+  ];
+  container.replaceChildren(...sections.filter(Boolean));
 }
 
 function header(task, actions, rerender) {
@@ -84,6 +85,7 @@ function stat(label, value, hint) {
 
 function reflowSection(reflow, month, rerender) {
   const s = reflow.summary;
+  const changed = reflow.moves.length + reflow.unresolvedBookings.length > 0;
   const toggle = (mode, label) =>
     el('button', { type: 'button', class: `seg${view.mode === mode ? ' active' : ''}`, 'data-view': mode, 'aria-pressed': String(view.mode === mode), text: label, onclick: () => ((view.mode = mode), rerender()) });
   return el(
@@ -103,8 +105,13 @@ function reflowSection(reflow, month, rerender) {
       ? el(
           'div',
           { class: 'calendar-wrap' },
-          el('div', { class: 'calendar-bar' }, el('div', { class: 'segmented', role: 'group', 'aria-label': 'Month view' }, toggle('before', 'Before'), toggle('after', 'After')), legend()),
-          renderCalendar({ reflow, rooms: month.rooms.rooms, bookings: month.bookings, mode: view.mode }),
+          el(
+            'div',
+            { class: 'calendar-bar' },
+            changed ? el('div', { class: 'segmented', role: 'group', 'aria-label': 'Month view' }, toggle('before', 'Before'), toggle('after', 'After')) : el('span', { class: 'muted', text: 'Nothing moved by this task: the month as it is now' }),
+            legend(),
+          ),
+          renderCalendar({ reflow, rooms: month.rooms.rooms, bookings: month.bookings, mode: changed ? view.mode : 'now' }),
         )
       : el('p', { class: 'muted', text: 'Loading the month…' }),
     reflow.unresolvedBookings.length > 0 &&
