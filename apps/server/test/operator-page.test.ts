@@ -90,4 +90,11 @@ test('the operator page: live list, detail with the month before and after, canc
   await page.screenshot({ path: join(ARTIFACTS, 'operator-page-cancelled.png') });
 
   assert.deepEqual(errors, []);
+
+  // An entered operator token rides on every /api request as a bearer token (kept for this tab only).
+  await page.fill('#token-input', 'operator-token-from-test');
+  const sent = page.waitForRequest((r) => r.url().includes('/api/') && r.headers().authorization === 'Bearer operator-token-from-test', { timeout: 15_000 });
+  await page.click('#token-form button[type="submit"]');
+  await sent;
+  assert.equal(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('reflow.operatorToken')), 'operator-token-from-test');
 });

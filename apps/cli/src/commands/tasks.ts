@@ -31,13 +31,17 @@ async function call(options: ConnectionOptions, method: string, path: string): P
   return body;
 }
 
+/** A table; colour only on a terminal, so piped output stays plain text. */
+const table = (options: ConstructorParameters<typeof Table>[0] = {}) =>
+  new Table({ ...options, style: { compact: true, ...(process.stdout.isTTY ? {} : { head: [], border: [] }) } });
+
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—');
 const ms = (n: number | null) => (n === null ? '—' : n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`);
 
 function printList(page: any): void {
-  const table = new Table({ head: ['Task', 'Status', 'Kind', 'Created', 'Message'], colWidths: [46, 11, 14, 22, 50], wordWrap: true });
-  for (const t of page.tasks) table.push([t.taskId, t.status, t.kind, time(t.createdAt), t.statusMessage ?? '']);
-  console.log(page.tasks.length ? table.toString() : 'No tasks match.');
+  const rows = table({ head: ['Task', 'Status', 'Kind', 'Created', 'Message'], colWidths: [46, 11, 14, 22, 46], wordWrap: true });
+  for (const t of page.tasks) rows.push([t.taskId, t.status, t.kind, time(t.createdAt), t.statusMessage ?? '']);
+  console.log(page.tasks.length ? rows.toString() : 'No tasks match.');
   console.log(Object.entries(page.counts).map(([s, n]) => `${s} ${n}`).join(' · '));
   if (page.nextCursor) console.log(`More: --cursor ${page.nextCursor}`);
 }
@@ -45,7 +49,7 @@ function printList(page: any): void {
 function printDetail(d: any): void {
   const t = d.task;
   if (d.error) console.log(`ERROR ${d.error.code}: ${d.error.message}\n`);
-  const facts = new Table();
+  const facts = table();
   facts.push(
     { Task: t.taskId },
     { Status: `${t.status}${t.statusMessage ? ` — ${t.statusMessage}` : ''}` },
@@ -59,16 +63,18 @@ function printDetail(d: any): void {
   );
   console.log(facts.toString());
   console.log(`\nProgress history (${d.events.length} events)`);
-  const events = new Table({ head: ['At', 'Attempt', 'Kind', 'Message'], colWidths: [22, 9, 11, 80], wordWrap: true });
-  for (const e of d.events) events.push([time(e.at), e.attempt, e.kind, e.message]);
+  const events = table({ head: ['At', 'Attempt', 'Kind', 'Message'], colWidths: [22, 9, 11, 90], wordWrap: true });
+  // A long solve records many progress lines: show how it began and how it ended.
+  const shown = d.events.length <= 12 ? d.events : [...d.events.slice(0, 4), undefined, ...d.events.slice(-6)];
+  for (const e of shown) events.push(e ? [time(e.at), e.attempt, e.kind, e.message] : ['…', '', '', `${d.events.length - 10} more (--json shows all)`]);
   console.log(events.toString());
   const r = d.reflow;
   if (!r || r.source === 'none') return;
   if (r.summary) console.log(`\nMoved ${r.summary.moved} of ${r.summary.affected}; ${r.summary.unresolved} need rebooking; total shift ${r.summary.totalShiftMinutes} min`);
   if (r.unresolvedBookings.length) {
-    const table = new Table({ head: ['Booking', 'Code', 'Reason'], colWidths: [12, 18, 90], wordWrap: true });
-    for (const u of r.unresolvedBookings) table.push([u.bookingId, u.code, u.reason]);
-    console.log(table.toString());
+    const rows = table({ head: ['Booking', 'Code', 'Reason'], colWidths: [12, 18, 90], wordWrap: true });
+    for (const u of r.unresolvedBookings) rows.push([u.bookingId, u.code, u.reason]);
+    console.log(rows.toString());
   }
 }
 

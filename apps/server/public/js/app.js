@@ -54,7 +54,7 @@ async function refreshDetail() {
   const detail = await api.task(state.selected);
   let month;
   if (detail.reflow) {
-    const key = `${detail.reflow.month}|${detail.task.status}|${detail.task.lastUpdatedAt}`;
+    const key = `${detail.reflow.month}|${detail.task.taskId}|${detail.task.status}`; // bookings change only when a task ends
     if (!state.monthCache.has(key)) {
       const [rooms, bookings] = await Promise.all([api.rooms(), api.bookings(detail.reflow.month)]);
       state.monthCache.clear();
@@ -69,7 +69,7 @@ async function refreshDetail() {
 /** One round: list and open task, then wait the server's poll interval. */
 async function tick() {
   clearTimeout(state.timer);
-  if (state.authBlocked) return;
+  if (state.authBlocked || document.hidden) return; // a hidden tab stops asking; visibilitychange resumes it
   try {
     await refreshList();
     await refreshDetail();
@@ -142,4 +142,5 @@ $('load-more').addEventListener('click', async () => {
   }
 });
 window.addEventListener('hashchange', route);
+document.addEventListener('visibilitychange', () => !document.hidden && tick());
 route();
