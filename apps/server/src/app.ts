@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.ts';
 import { addMetricsRoutes } from './metrics/metrics-routes.ts';
-import { addDocsRoutes } from './docs-routes.ts';
+import { addDocsRoutes } from './routes/docs.ts';
 import { apiRoutes } from './routes/api/index.ts';
 import { healthRoutes } from './routes/health.ts';
 import { uiRoutes } from './ui/ui-routes.ts';

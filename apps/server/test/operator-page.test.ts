@@ -14,12 +14,17 @@ import { getJson, startReflow } from './operator-helper.ts';
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-function watchForErrors(page: Page): string[] {
+/** Collects every console error, page error, failed request and HTTP error; each is also printed at once, so a timeout shows its cause. */
+function watchForErrors(page: Page, report: (line: string) => void): string[] {
   const errors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => r.status() >= 400 && errors.push(`HTTP ${r.status()} ${r.url()}`));
+  const add = (line: string) => {
+    errors.push(line);
+    report(line);
+  };
+  page.on('console', (m) => m.type() === 'error' && add(`console: ${m.text()}`));
+  page.on('pageerror', (e) => add(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => add(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => r.status() >= 400 && add(`HTTP ${r.status()} ${r.url()}`));
   return errors;
 }
 
@@ -28,7 +33,7 @@ test('the operator page: live list, detail with the month before and after, canc
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1680, height: 1100 } });
-  const errors = watchForErrors(page);
+  const errors = watchForErrors(page, (line) => t.diagnostic(line));
   let server: TestServer | undefined = await startTestServer();
   t.after(() => server?.close());
 
