@@ -28,21 +28,28 @@ function watchForErrors(page: Page, report: (line: string) => void): string[] {
   return errors;
 }
 
-test('the operator page: live list, detail with the month before and after, cancel from the page', { timeout: 180_000 }, async (t) => {
+test('the operator page: a task goes working → completed live, its month before and after, cancel from the page', { timeout: 180_000 }, async (t) => {
   mkdirSync(ARTIFACTS, { recursive: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   t.after(() => browser.close());
   const page = await browser.newPage({ viewport: { width: 1680, height: 1100 } });
   const errors = watchForErrors(page, (line) => t.diagnostic(line));
-  let server: TestServer | undefined = await startTestServer();
-  t.after(() => server?.close());
+  // The page's server runs no workers: a task it accepts stays working until a worker process
+  // sharing the database takes it, so the page is seen going from working to completed.
+  const server: TestServer = await startTestServer({ WORKERS: '0' });
+  let workers: TestServer | undefined;
+  t.after(async () => {
+    await workers?.close({ keepDatabase: true });
+    await server.close();
+  });
 
-  // Open the page first: the task must appear and finish without a reload.
   await page.goto(`${server.url}/ui`);
   await page.locator('#live-text', { hasText: 'Live' }).waitFor({ timeout: 15_000 });
   await page.evaluate(() => ((globalThis as any).__sameDocument = true));
   const taskId = await startReflow(server.mcpUrl);
   const row = page.locator(`tr[data-task-id="${taskId}"]`);
+  await row.locator('[data-status="working"]').waitFor({ timeout: 15_000 });
+  workers = await startTestServer({ WORKERS: '2' }, server.databasePath);
   await row.locator('[data-status="completed"]').waitFor({ timeout: 60_000 });
   assert.equal(await page.evaluate(() => (globalThis as any).__sameDocument), true, 'no reload happened');
   assert.equal(await page.locator('[data-count="completed"] .chip-n').textContent(), '1');
@@ -76,12 +83,9 @@ test('the operator page: live list, detail with the month before and after, canc
   await detail.locator('.calendar-wrap').screenshot({ path: before });
   console.log(`calendar screenshots: ${after}\n                      ${before}`);
 
-  // A second task that stays working: the same database under a process with no workers.
-  await page.goto('about:blank');
-  const databasePath = server.databasePath;
-  await server.close({ keepDatabase: true });
-  server = await startTestServer({ WORKERS: '0' }, databasePath);
-  await page.goto(`${server.url}/ui`);
+  // A second task that stays working: the worker process is gone, only the accept-only one is left.
+  await workers.close({ keepDatabase: true });
+  workers = undefined;
   const longTask = await startReflow(server.mcpUrl, { offline_rooms: ['studio-a'], from: '2026-09-01', to: '2026-09-30' });
   const longRow = page.locator(`tr[data-task-id="${longTask}"]`);
   await longRow.locator('[data-status="working"]').waitFor({ timeout: 15_000 });
