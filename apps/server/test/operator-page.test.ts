@@ -75,6 +75,7 @@ test('the operator page: a task goes working → completed live, its month befor
   assert.match(await detail.locator('.cal-info').innerText(), new RegExp(`moved from ${someMove.fromRoom}`));
   const after = join(ARTIFACTS, 'operator-calendar-after.png');
   await detail.locator('.calendar-wrap').screenshot({ path: after });
+  await page.screenshot({ path: join(ARTIFACTS, 'operator-page-detail.png'), fullPage: true });
 
   await detail.locator('button[data-view="before"]').click();
   await detail.locator('.calendar[data-mode="before"]').waitFor();
