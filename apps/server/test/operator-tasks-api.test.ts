@@ -32,7 +32,7 @@ test('a completed demo reflow: listed with counts, and its detail carries histor
   assert.ok(body.timings.runMs >= 0 && body.timings.totalMs >= body.timings.runMs);
 
   const result = task.result.structuredContent;
-  assert.equal(body.reflow.source, 'result');
+  assert.deepEqual(body.reflow.audit, { moves: body.reflow.moves.length, unresolved: body.reflow.unresolvedBookings.length });
   assert.equal(body.reflow.summary.affected, DEMO_AFFECTED);
   assert.equal(body.reflow.moves.length + body.reflow.unresolvedBookings.length, DEMO_AFFECTED);
   assert.deepEqual(body.reflow.moves, result.moves);

@@ -22,7 +22,7 @@ export function reflowSection(reflow, month, view, rerender) {
         stat('moved', `${s.moved} / ${s.affected}`, s.optimal.moved ? 'proven most possible' : `at most ${s.movedBound}`),
         stat('need rebooking', s.unresolved),
         stat('total shift', `${s.totalShiftMinutes} min`, s.optimal.shift ? 'proven least' : 'best found'),
-        stat('written', s.applied ? 'yes' : 'no (dry run)'),
+        stat('written', s.applied ? 'yes' : 'no (dry run)', s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined),
       ),
     month
       ? el(

@@ -96,7 +96,11 @@ export const taskDetailSchema = {
         offlineRooms: { type: 'array', items: { type: 'string' } },
         window: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' } } },
         dryRun: { type: 'boolean' },
-        source: { type: 'string', enum: ['result', 'audit', 'none'], description: 'Where moves come from' },
+        audit: {
+          type: 'object',
+          description: 'Rows the reflow_moves / reflow_unresolved audit holds for this task (0 for a dry run or before it completes)',
+          properties: { moves: { type: 'integer' }, unresolved: { type: 'integer' } },
+        },
         summary: {
           type: ['object', 'null'],
           properties: {

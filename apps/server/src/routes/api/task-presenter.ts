@@ -1,6 +1,5 @@
 import type { Queries, TaskEventRow, TaskRow } from '@reflow/db';
 import { REFLOW_KIND, type ReflowInput, type ReflowResult } from '@reflow/reflow';
-import { DateTime } from 'luxon';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -38,36 +37,16 @@ export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Quer
 }
 
 /**
- * Moves and unresolved bookings: from the stored result when the task completed (titles and local
- * times included), otherwise from the audit tables (which outlive the task row's result).
+ * The request, and once completed its summary, moves and unresolved bookings (from the stored
+ * result: titles and local times included), with how many of each the audit tables hold for the
+ * task: the rows written in the same transaction as the moves (none for a dry run).
  */
 function reflowDetail(row: TaskRow, queries: Queries) {
   const input = row.input as ReflowInput;
-  const base = { month: input.month, offlineRooms: input.offlineRooms, window: { from: input.from, to: input.to }, dryRun: input.dryRun };
   const result = row.status === 'completed' && row.result ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined) : undefined;
-  if (result) {
-    const { moves, unresolvedBookings, moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal } = result;
-    return { ...base, source: 'result', summary: { moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal }, moves, unresolvedBookings };
-  }
-  const moves = queries.audit.movesOf(row.id);
-  const unresolved = queries.audit.unresolvedOf(row.id);
-  if (moves.length === 0 && unresolved.length === 0) return { ...base, source: 'none', summary: null, moves: [], unresolvedBookings: [] };
-  const zone = queries.site.getSite()?.timezone ?? 'UTC';
-  const local = (ms: number) => DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true })!;
-  const title = (id: string) => queries.bookings.get(id)?.title ?? id;
-  return {
-    ...base,
-    source: 'audit',
-    summary: null,
-    moves: moves.map((m) => ({
-      bookingId: m.bookingId,
-      title: title(m.bookingId),
-      fromRoom: m.fromRoom,
-      toRoom: m.toRoom,
-      fromStart: local(m.fromStart),
-      toStart: local(m.toStart),
-      shiftMinutes: m.shiftMinutes,
-    })),
-    unresolvedBookings: unresolved.map((u) => ({ bookingId: u.bookingId, title: title(u.bookingId), code: u.code, reason: u.reason })),
-  };
+  const audit = { moves: queries.audit.movesOf(row.id).length, unresolved: queries.audit.unresolvedOf(row.id).length };
+  const base = { month: input.month, offlineRooms: input.offlineRooms, window: { from: input.from, to: input.to }, dryRun: input.dryRun, audit };
+  if (!result) return { ...base, summary: null, moves: [], unresolvedBookings: [] };
+  const { moves, unresolvedBookings, moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal } = result;
+  return { ...base, summary: { moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal }, moves, unresolvedBookings };
 }
