@@ -113,3 +113,30 @@ test('bad filters and unknown ids get 4xx JSON with a stable code and the name o
   // Nothing was created or changed by any of it.
   assert.equal((await getJson(`${server.url}/api/tasks`)).body.tasks.length, 0);
 });
+
+test('a failed task: listed under failed, its detail carries the error and the attempt that hit it', async (t) => {
+  // The site record is gone by the time the task runs (rooms and bookings remain, so the call is
+  // accepted): the reflow fails for good, with a reason.
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const db = new Database(server.databasePath);
+  db.prepare('DELETE FROM site').run();
+  db.close();
+  const taskId = await startReflow(server.mcpUrl);
+  const deadline = Date.now() + 30_000;
+  let detail: any;
+  do {
+    detail = (await getJson(`${server.url}/api/tasks/${taskId}`)).body;
+    if (detail.task.status !== 'working') break;
+    await new Promise((r) => setTimeout(r, 50));
+  } while (Date.now() < deadline);
+  assert.equal(detail.task.status, 'failed');
+  assert.deepEqual(detail.error, { code: -32602, message: 'No site has been imported yet' });
+  assert.deepEqual(detail.events.map((e: any) => e.kind), ['created', 'failed']);
+  assert.equal(detail.events.at(-1).attempt, 1);
+  assert.equal(detail.reflow.summary, null);
+  assert.deepEqual(detail.reflow.audit, { moves: 0, unresolved: 0 });
+  const failed = (await getJson(`${server.url}/api/tasks?status=failed`)).body;
+  assert.deepEqual(failed.tasks.map((x: any) => x.taskId), [taskId]);
+  assert.equal(failed.counts.failed, 1);
+});
