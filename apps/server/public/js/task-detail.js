@@ -24,6 +24,7 @@ export function renderDetail(container, detail, month, actions) {
     header(task, actions, rerender),
     detail.error && el('div', { class: 'error-box', role: 'alert' }, el('strong', { text: `Error ${detail.error.code}` }), el('p', { text: detail.error.message })),
     el('p', { class: 'status-message', text: task.statusMessage ?? '' }),
+    task.status === 'working' && progressBar(detail.events),
     history(detail.events),
     detail.reflow && reflowSection(detail.reflow, month, view, rerender),
     facts(detail),
@@ -54,6 +55,14 @@ function header(task, actions, rerender) {
         ),
     ),
   );
+}
+
+/** How far a running solve is, from the latest progress event that says (groups of bookings solved). */
+function progressBar(events) {
+  const last = [...events].reverse().find((e) => e.kind === 'progress' && e.data && e.data.componentsTotal > 0);
+  if (!last) return null;
+  const { componentsDone, componentsTotal } = last.data;
+  return el('progress', { class: 'solve-progress', max: String(componentsTotal), value: String(componentsDone), 'aria-label': `${componentsDone} of ${componentsTotal} groups solved` });
 }
 
 function history(events) {
