@@ -6,6 +6,7 @@ import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
 import { fixtureTaskHandlers } from './conformance/index.ts';
+import { createMetrics, watchServices, type Metrics } from './metrics/service-metrics.ts';
 
 export interface Services {
   connection: Connection;
@@ -14,6 +15,7 @@ export interface Services {
   engine: TaskEngine;
   /** The conformance suite's fixture tools are registered too (MCP_CONFORMANCE_FIXTURES). */
   conformanceFixtures: boolean;
+  metrics: Metrics;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -38,8 +40,11 @@ export function createServices(config: Config, logger: Logger): Services {
     basePollIntervalMs: config.POLL_INTERVAL_MS,
     maxAttempts: config.MAX_ATTEMPTS,
   });
-  engine.register(reflowTaskHandler({ connection, queries }));
+  const metrics = createMetrics();
+  const observe = { solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000), applied: (ms: number) => metrics.applySeconds.observe(ms / 1000) };
+  engine.register(reflowTaskHandler({ connection, queries, observe }));
   if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
+  watchServices(metrics, { connection, queries, pool, engine });
   engine.start();
   return {
     connection,
@@ -47,6 +52,7 @@ export function createServices(config: Config, logger: Logger): Services {
     pool,
     engine,
     conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES,
+    metrics,
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);
       await pool.close();

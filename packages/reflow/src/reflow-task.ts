@@ -25,6 +25,8 @@ export interface ReflowTaskOptions {
   cancelGraceMs?: number;
   componentBudgetMs?: number;
   now?: () => number;
+  /** Told how long each solve and each apply took, in milliseconds (for metrics). */
+  observe?: { solved?(ms: number): void; applied?(ms: number): void };
 }
 
 /** The reflow_month task: snapshot on the main thread, solve in a worker, apply with the terminal write. */
@@ -35,7 +37,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
     kind: REFLOW_KIND,
     describe: (input) => `Queued: reflow ${input.offlineRooms.join(', ')}, ${humanRange(input.from, input.to)}`,
     async run(input, ctx) {
-      if (ctx.resumed) return finishApproval(input, ctx.taskId, ctx.resumed.state as AwaitingApproval, ctx.resumed.responses[APPROVAL], queries, now);
+      if (ctx.resumed) return finishApproval(input, ctx.taskId, ctx.resumed.state as AwaitingApproval, ctx.resumed.responses[APPROVAL], queries, now, options.observe);
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));
@@ -47,6 +49,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       let reply: SolveReply;
+      const solveStart = performance.now();
       try {
         reply = await ctx.pool.run<SolveReply>({ problem: snapshot.problem, options: { componentBudgetMs: options.componentBudgetMs } } satisfies SolveJob, {
           filename: WORKER_FILE,
@@ -57,6 +60,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
       }
+      options.observe?.solved?.(performance.now() - solveStart);
       if (reply.cancelled || ctx.signal.aborted) throw ctx.signal.reason ?? new Error('solve stopped');
       const plan = localisePlan(reply.plan, snapshot.timezone);
       if (input.dryRun) {
@@ -70,17 +74,19 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
           state: keepForApproval(plan, snapshot),
           message: `Waiting for approval: ${approvalQuestion(input, plan)}`,
         };
-      return applyOutcome(input, ctx.taskId, plan, snapshot, queries, now);
+      return applyOutcome(input, ctx.taskId, plan, snapshot, queries, now, options.observe);
     },
   };
 }
 
 /** Applies the plan in the transaction that records the terminal state; re-checks every booking first. */
-function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept, queries: Queries, now: () => number, approval?: 'accepted'): TaskOutcome {
+function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept, queries: Queries, now: () => number, observe: Observe, approval?: 'accepted'): TaskOutcome {
   return {
     status: 'completed',
     commit: () => {
+      const applyStart = performance.now();
       const applied = applyPlan(taskId, plan, kept, queries, now());
+      observe?.applied?.(performance.now() - applyStart);
       const result = { ...buildResult(input, plan, applied, kept, true), ...(approval ? { approval } : {}) };
       return { result: toCallToolResult(result), message: summary(result) };
     },
@@ -88,8 +94,8 @@ function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept
 }
 
 /** After the approval question: yes applies the plan kept in the database (re-checked now), anything else applies nothing. */
-function finishApproval(input: ReflowInput, taskId: string, parked: AwaitingApproval, answer: unknown, queries: Queries, now: () => number): TaskOutcome {
-  if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, 'accepted');
+function finishApproval(input: ReflowInput, taskId: string, parked: AwaitingApproval, answer: unknown, queries: Queries, now: () => number, observe: Observe): TaskOutcome {
+  if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, observe, 'accepted');
   const result = { ...buildResult(input, parked.plan, parked.plan, parked.kept, false), approval: 'declined' as const };
   return { status: 'completed', result: toCallToolResult(result), message: `Not applied: the plan was declined (${summary(result)})` };
 }
@@ -105,6 +111,7 @@ function summary(r: ReflowResult): string {
 }
 
 type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings'>;
+type Observe = ReflowTaskOptions['observe'];
 
 function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, written: boolean): ReflowResult {
   const title = (id: string) => s.bookings[id]?.title ?? id;
