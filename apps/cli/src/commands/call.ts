@@ -63,7 +63,7 @@ export async function runCall(options: CallOptions): Promise<ExitCode> {
     updatedAt: new Date().toISOString(),
   };
   state.upsert(saved);
-  if (!options.json) process.stderr.write(`Task ${saved.taskId} (saved to ${state.path}; poll every ${saved.pollIntervalMs} ms)\n`);
+  process.stderr.write(`Task ${saved.taskId} (saved to ${state.path}; poll every ${saved.pollIntervalMs} ms)\n`);
   return waitForTask(client, saved, state, options);
 }
 

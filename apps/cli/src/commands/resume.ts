@@ -30,7 +30,7 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
   for (const saved of todo) {
     const url = options.url ?? saved.url;
     if (options.url && options.url !== saved.url) state.upsert({ ...saved, url });
-    if (!options.json) process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
+    process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
     const code = await waitForTask(clientFor(url, options), { ...saved, url }, state, options);
     worst = Math.max(worst, code) as ExitCode;
     if (code === EXIT.interrupted) break;
