@@ -1,5 +1,5 @@
 import { McpServer, ProtocolError, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
-import { TasksExtension } from '@reflow/mcp-tasks';
+import { LegacyTasks, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
 import {
   listBookings,
   listBookingsArgsSchema,
@@ -8,9 +8,10 @@ import {
   ReflowInputError,
   resolveReflowArgs,
 } from '@reflow/reflow';
-import { OwnedTaskStore, toTaskView } from '@reflow/tasks';
+import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
 import type { Services } from './services.ts';
+import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
 import { registerTaskStatusTools } from './tools/task-status-tools.ts';
 
@@ -25,8 +26,8 @@ const principalOf = (ctx: ServerContext) => ctx.http?.authInfo?.clientId ?? 'ano
 
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
 export function mcpServerFactory(services: Services, version: string) {
-  const store = new OwnedTaskStore(services.engine);
-  return (_ctx: McpRequestContext) => {
+  const store = new ListedTaskStore(services.engine);
+  return (ctx: McpRequestContext) => {
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(
       'list_rooms',
@@ -45,8 +46,7 @@ export function mcpServerFactory(services: Services, version: string) {
       },
     );
     registerTaskStatusTools(mcp, store, principalOf);
-    const tasks = new TasksExtension({ store, principal: principalOf });
-    tasks.tool('reflow_month', {
+    const reflowMonth: TaskToolDefinition<z.infer<typeof reflowToolArgsSchema>> = {
       title: 'Reflow a month',
       description: REFLOW_DESCRIPTION,
       inputSchema: reflowToolArgsSchema,
@@ -67,7 +67,10 @@ export function mcpServerFactory(services: Services, version: string) {
         if (done.status === 'failed') throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
         return { content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }], isError: true };
       },
-    });
+    };
+    // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
+    const tasks = ctx.era === 'legacy' ? new LegacyTasks({ store, principal: principalOf }) : new TasksExtension({ store, principal: principalOf });
+    tasks.tool('reflow_month', reflowMonth);
     tasks.attach(mcp);
     return mcp;
   };
