@@ -5,18 +5,19 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reflow, scratch, server, until } from './cli-helpers.ts';
 
 interface Seen {
   method: string;
+  authorization?: string;
   at: number;
   pollIntervalMs?: number;
 }
 
-test('reflow call sleeps at least pollIntervalMs between tasks/get polls; Ctrl-C stops waiting, not the task', async (t) => {
+test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends its bearer token; Ctrl-C stops waiting, not the task', async (t) => {
   const dir = scratch();
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const upstream = await server(join(dir, 'reflow.db'), { WORKERS: '0', POLL_INTERVAL_MS: '300' });
@@ -26,7 +27,7 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls; Ctrl-C
   const proxy = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const entry: Seen = { method: String(req.headers['mcp-method']), at: performance.now() };
+    const entry: Seen = { method: String(req.headers['mcp-method']), authorization: req.headers.authorization, at: performance.now() };
     const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
     const answer = await fetch(upstream.mcpUrl, { method: req.method, headers, body: Buffer.concat(chunks) });
     const text = await answer.text();
@@ -40,7 +41,8 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls; Ctrl-C
   t.after(() => proxy.close());
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
 
-  const call = reflow(['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', join(dir, 'tasks.json')]);
+  const stateFile = join(dir, 'tasks.json');
+  const call = reflow(['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile], { REFLOW_TOKEN: 'token-from-env' });
   const started = performance.now();
   await until('five polls', () => (seen.filter((s) => s.method === 'tasks/get').length >= 5 ? true : undefined), 60_000);
   call.child.kill('SIGINT');
@@ -57,9 +59,13 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls; Ctrl-C
     const gap = seen[i].at - seen[i - 1].at;
     assert.ok(gap >= asked, `poll ${i} came ${gap.toFixed(0)} ms after the previous answer asked for ${asked} ms`);
   }
+  const gaps = seen.slice(1).map((s, i) => `${(s.at - seen[i].at).toFixed(0)}/${seen[i].pollIntervalMs}`);
+  t.diagnostic(`gap/asked ms between requests: ${gaps.join(', ')}`);
   // And no more polls than the elapsed time allows at the smallest interval asked.
   const smallest = Math.min(...seen.map((s) => s.pollIntervalMs!));
   assert.ok(polls.length <= Math.floor(elapsed / smallest) + 1, `${polls.length} polls in ${elapsed.toFixed(0)} ms at ≥ ${smallest} ms`);
+  assert.ok(seen.every((s) => s.authorization === 'Bearer token-from-env'), '--token / $REFLOW_TOKEN is sent as a bearer token on every request');
+  assert.doesNotMatch(readFileSync(stateFile, 'utf8'), /token-from-env/, 'and never written to the state file');
   const taskId = call.stderr().match(/Task (tsk_[0-9a-f]+)/)![1];
   assert.equal(upstream.services.engine.get(taskId)!.status, 'working', 'interrupting the client left the task alone');
 });
