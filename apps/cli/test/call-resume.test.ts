@@ -95,7 +95,7 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   assert.match(nobody.stderr(), /Could not reach http:\/\/127\.0\.0\.1:9\/mcp/);
 
   // Cancelled from another process while the first one waits.
-  const queued = await server(join(dir, 'queued.db'), { WORKERS: '0', POLL_INTERVAL_MS: '100', TASK_TTL_MS: '3000' });
+  const queued = await server(join(dir, 'queued.db'), { WORKERS: '0', POLL_INTERVAL_MS: '100' });
   t.after(() => queued.close());
   const waiting = reflow(['call', ...CALL, '--url', queued.mcpUrl, '--state-file', stateFile]);
   const taskId = await until('the waiting task', () => waiting.stderr().match(/Task (tsk_[0-9a-f]+)/)?.[1]);
@@ -106,7 +106,9 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   assert.match(waiting.stderr(), /was cancelled; nothing was moved/);
 
   // A task whose time-to-live passes while the client waits.
-  const expiring = reflow(['call', '--month', '2026-09', '--offline', 'studio-c', '--url', queued.mcpUrl, '--state-file', stateFile, '--json']);
+  const shortLived = await server(join(dir, 'short.db'), { WORKERS: '0', POLL_INTERVAL_MS: '100', TASK_TTL_MS: '1000' });
+  t.after(() => shortLived.close());
+  const expiring = reflow(['call', '--month', '2026-09', '--offline', 'studio-c', '--url', shortLived.mcpUrl, '--state-file', stateFile, '--json']);
   assert.equal(await expiring.exited, 4, expiring.stderr());
   assert.equal(JSON.parse(expiring.stdout().trim()).status, 'expired');
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as StateDoc;
