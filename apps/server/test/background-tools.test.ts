@@ -80,6 +80,14 @@ test('reflow_cancel cancels a background task; unknown ids are a clear tool erro
     assert.equal(missing.isError, true);
     assert.match((missing.content as { text: string }[])[0].text, /No reflow task tsk_0+: unknown, expired, or started by someone else/);
   }
+  // Another principal's task reads as no task, and cannot be cancelled.
+  const foreign = server.services.engine.create({ owner: 'someone-else', kind: 'reflow_month', input: { month: '2026-09', offlineRooms: ['studio-c'], from: '2026-09-01', to: '2026-09-30', dryRun: true } }).task;
+  for (const tool of ['reflow_status', 'reflow_cancel']) {
+    const hidden = await client.callTool({ name: tool, arguments: { taskId: foreign.id } });
+    assert.equal(hidden.isError, true, `${tool} hides another principal's task`);
+  }
+  assert.equal(server.services.engine.get(foreign.id)!.status, 'working');
+
   const bad = await client.callTool({ name: 'reflow_month', arguments: { ...ARGS, background: 'yes' } });
   assert.equal(bad.isError, true);
   assert.match((bad.content as { text: string }[])[0].text, /background/);
