@@ -9,6 +9,7 @@ import { runCall } from './commands/call.ts';
 import { runCancel } from './commands/cancel.ts';
 import { runMcp } from './commands/mcp.ts';
 import { runResume } from './commands/resume.ts';
+import { tasksCommand } from './commands/tasks.ts';
 
 const positiveInt = (value: string) => {
   const n = Number(value);
@@ -91,5 +92,6 @@ program
   .action(async (options) => {
     process.exitCode = await runMcp(options);
   });
+program.addCommand(tasksCommand());
 
 await program.parseAsync();
