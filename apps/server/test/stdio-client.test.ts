@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'apps/cli/bin/reflow.mjs');
@@ -40,7 +41,7 @@ async function exited(pid: number, timeoutMs = 20_000): Promise<boolean> {
   return false;
 }
 
-test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, and gets reflow_month synchronously with progress', async (t) => {
+test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, gets reflow_month synchronously with progress, and as a 2025-11-25 task', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-stdio-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { transport, logs } = stdioTransport(join(dir, 'reflow.db'));
@@ -67,6 +68,16 @@ test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, and get
   assert.equal(sc.applied, false);
   assert.ok(progress.length >= 1, 'progress notifications arrived over stdio');
   assert.ok(progress.some((m) => /Reflowing 142 bookings|Queued/.test(m)), progress.join(' | '));
+
+  // The same connection, through the official ext-tasks client: a 2025-11-25 task over stdio.
+  const session = createTaskSessionFromClient(client, { endpointId: 'stdio' });
+  const execution = await session.callTool('reflow_month', { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-14', to: '2026-09-20', dry_run: true }, { task: { preference: 'require' } });
+  assert.equal(execution.kind, 'task');
+  const { outcome } = await execution.settle();
+  assert.equal(outcome.status, 'completed');
+  const settled = resultFromTaskOutcome(outcome) as unknown as { structuredContent: { affected: number; window: { from: string } } };
+  assert.equal(settled.structuredContent.window.from, '2026-09-14');
+  await session.close();
 
   await client.close();
   assert.ok(await exited(pid), 'the server exits once its stdin closes');
