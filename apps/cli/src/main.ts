@@ -26,7 +26,7 @@ const nonNegativeInt = (value: string) => {
 /** Options every MCP-client command shares. */
 const clientOptions = (command: Command) =>
   command
-    .option('--url <url>', 'the server\'s /mcp URL (default: $REFLOW_URL or http://127.0.0.1:3000/mcp)')
+    .option('--url <url>', 'the server\'s /mcp URL; a bare server URL gets /mcp (default: $REFLOW_URL or http://127.0.0.1:3000/mcp)')
     .option('--token <token>', 'bearer token sent as Authorization (default: $REFLOW_TOKEN); never written to the state file')
     .option('--state-file <path>', 'where task handles are kept (default: $REFLOW_STATE_FILE or ~/.reflow/tasks.json)')
     .option('--json', 'print one JSON object per task on stdout instead of tables');

@@ -80,11 +80,13 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   const live = await server(join(dir, 'live.db'), { POLL_INTERVAL_MS: '100' });
   t.after(() => live.close());
 
-  const ok = reflow(['call', ...CALL, '--dry-run', '--url', live.mcpUrl, '--state-file', stateFile]);
+  // The server's base URL (as `reflow tasks` takes it) works too: /mcp is added.
+  const ok = reflow(['call', ...CALL, '--dry-run', '--url', live.url, '--state-file', stateFile]);
   assert.equal(await ok.exited, 0, ok.stderr());
   assert.match(ok.stdout(), /Would move \d+ of 142 bookings in studio-b, 2026-09-07 to 2026-09-20/);
   assert.match(ok.stdout(), /│ booking +│ from +│ to +│ shift +│ title/);
   assert.match(ok.stdout(), /Needs rebooking/);
+  assert.equal((JSON.parse(readFileSync(stateFile, 'utf8')) as StateDoc).tasks[0].url, live.mcpUrl);
 
   const bad = reflow(['call', '--month', '2026-09', '--offline', 'studio-q', '--url', live.mcpUrl, '--state-file', stateFile]);
   assert.equal(await bad.exited, 1);

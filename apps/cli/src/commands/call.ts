@@ -21,7 +21,19 @@ export interface CallOptions extends ConnectionOptions {
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000/mcp';
-export const serverUrl = (o: ConnectionOptions) => o.url ?? process.env.REFLOW_URL ?? DEFAULT_URL;
+export const serverUrl = (o: ConnectionOptions) => mcpEndpoint(o.url ?? process.env.REFLOW_URL ?? DEFAULT_URL);
+
+/** `reflow tasks` takes the server's base URL and these take its /mcp URL: either works for both. */
+export function mcpEndpoint(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return raw; // fetch names the bad URL
+  }
+  if (url.pathname === '/' || /^\/ui\/?$/.test(url.pathname)) url.pathname = '/mcp';
+  return url.toString();
+}
 export const tokenOf = (o: ConnectionOptions) => o.token ?? process.env.REFLOW_TOKEN;
 export const clientFor = (url: string, o: ConnectionOptions) =>
   new McpHttpClient({ url, token: tokenOf(o), tasks: true, clientInfo: { name: 'reflow-cli', version: '0.1.0' } });

@@ -3,12 +3,12 @@ import { EXIT, type ExitCode } from '../client/exit-codes.ts';
 import { reportExpired } from '../client/report-outcome.ts';
 import { StateFile, stateFilePath } from '../client/state-file.ts';
 import type { WireTask } from '../client/wire-task.ts';
-import { clientFor, reportCallError, serverUrl, type ConnectionOptions } from './call.ts';
+import { clientFor, mcpEndpoint, reportCallError, serverUrl, type ConnectionOptions } from './call.ts';
 
 /** `reflow cancel TASK_ID`: asks the server to cancel; a task already finished keeps its outcome. */
 export async function runCancel(taskId: string, options: ConnectionOptions): Promise<ExitCode> {
   const state = new StateFile(stateFilePath(options.stateFile));
-  const url = options.url ?? state.find(taskId)?.url ?? serverUrl(options);
+  const url = options.url ? mcpEndpoint(options.url) : (state.find(taskId)?.url ?? serverUrl(options));
   const client = clientFor(url, options);
   let task: WireTask;
   try {

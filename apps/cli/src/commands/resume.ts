@@ -1,7 +1,7 @@
 import { EXIT, type ExitCode } from '../client/exit-codes.ts';
 import { isUnfinished, StateFile, stateFilePath, type SavedTask } from '../client/state-file.ts';
 import { waitForTask } from '../client/wait-for-task.ts';
-import { clientFor, serverUrl, type ConnectionOptions } from './call.ts';
+import { clientFor, mcpEndpoint, serverUrl, type ConnectionOptions } from './call.ts';
 
 /**
  * `reflow resume [TASK_ID]`: finishes waiting for tasks a killed or interrupted client left in the
@@ -28,8 +28,8 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
   }
   let worst: ExitCode = EXIT.completed;
   for (const saved of todo) {
-    const url = options.url ?? saved.url;
-    if (options.url && options.url !== saved.url) state.upsert({ ...saved, url });
+    const url = options.url ? mcpEndpoint(options.url) : saved.url;
+    if (url !== saved.url) state.upsert({ ...saved, url });
     process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
     const code = await waitForTask(clientFor(url, options), { ...saved, url }, state, options);
     worst = Math.max(worst, code) as ExitCode;
