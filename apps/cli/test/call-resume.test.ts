@@ -73,7 +73,7 @@ test('SIGKILL while waiting, then `reflow resume` gets the same task\'s result; 
   assert.match(again.stderr(), /No unfinished tasks/);
 });
 
-test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad arguments 1, unreachable 1', async (t) => {
+test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad arguments 1, unreachable 1, server gone mid-wait 6', async (t) => {
   const dir = scratch();
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const stateFile = join(dir, 'tasks.json');
@@ -113,6 +113,16 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   const expiring = reflow(['call', '--month', '2026-09', '--offline', 'studio-c', '--url', shortLived.mcpUrl, '--state-file', stateFile, '--json']);
   assert.equal(await expiring.exited, 4, expiring.stderr());
   assert.equal(JSON.parse(expiring.stdout().trim()).status, 'expired');
+
+  // The server goes away while the client waits: it gives up after five failed polls, exit 6, and
+  // the task stays unfinished in the state file for `reflow resume`.
+  const vanishing = await server(join(dir, 'vanishing.db'), { WORKERS: '0', POLL_INTERVAL_MS: '100' });
+  const orphan = reflow(['call', ...CALL, '--url', vanishing.mcpUrl, '--state-file', stateFile]);
+  await until('the orphan task', () => orphan.stderr().match(/Task (tsk_[0-9a-f]+)/)?.[1]);
+  await vanishing.close();
+  assert.equal(await orphan.exited, 6, orphan.stderr());
+  assert.match(orphan.stderr(), /server unreachable .*resume with: reflow resume tsk_/);
+
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as StateDoc;
-  assert.deepEqual(state.tasks.map((x) => x.status).sort(), ['cancelled', 'completed', 'expired']);
+  assert.deepEqual(state.tasks.map((x) => x.status).sort(), ['cancelled', 'completed', 'expired', 'working']);
 });
