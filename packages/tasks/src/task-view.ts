@@ -6,7 +6,7 @@ import type { TaskEngine } from './task-engine.ts';
  * A task as a protocol layer shows it: flat, ISO timestamps, integer durations. Structurally the
  * TaskView of packages/mcp-tasks, which this package does not import (tasks knows nothing of MCP).
  */
-export function toTaskView(row: TaskRow, inputRequests: Record<string, unknown> = {}) {
+export function toTaskView(row: TaskRow) {
   return {
     taskId: row.id,
     status: row.status,
@@ -17,7 +17,6 @@ export function toTaskView(row: TaskRow, inputRequests: Record<string, unknown> 
     pollIntervalMs: row.pollIntervalMs,
     ...(row.status === 'completed' && row.result ? { result: JSON.parse(row.result) as Record<string, unknown> } : {}),
     ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
-    ...(row.status === 'input_required' ? { inputRequests } : {}),
   };
 }
 
@@ -25,9 +24,11 @@ export function toTaskView(row: TaskRow, inputRequests: Record<string, unknown> 
 export class OwnedTaskStore {
   constructor(private readonly engine: TaskEngine) {}
 
-  get(taskId: string, owner: string) {
+  get(taskId: string, owner: string): (ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> }) | undefined {
     const row = this.engine.get(taskId);
-    return row && row.owner === owner ? toTaskView(row, pendingRequests(row, this.engine.queries)) : undefined;
+    if (!row || row.owner !== owner) return undefined;
+    // A task waiting for input shows what it waits on (SEP-2663 inputRequests, by wire key).
+    return row.status === 'input_required' ? { ...toTaskView(row), inputRequests: pendingRequests(row, this.engine.queries) } : toTaskView(row);
   }
 
   /** Delivers input responses; false when no such task is visible to the owner. Unmatched keys are ignored. */

@@ -8,7 +8,7 @@ import {
   type McpServer,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { TasksExtension, ToolCall } from '@reflow/mcp-tasks';
+import type { TaskToolDefinition, ToolCall } from '@reflow/mcp-tasks';
 import { toTaskView, type TaskEngine } from '@reflow/tasks';
 import { z } from 'zod';
 import { accepted, elicitation, FIXTURE_KINDS } from './fixture-tasks.ts';
@@ -22,7 +22,12 @@ export const FIXTURE_CAPABILITY_NEEDS = { test_missing_capability: 'sampling' };
  * calls in the server scenarios scripts/conformance.sh runs. Registered only with
  * MCP_CONFORMANCE_FIXTURES=1. Task tools create rows on the durable engine like reflow_month does.
  */
-export function registerConformanceFixtures(mcp: McpServer, tasks: TasksExtension, engine: TaskEngine): void {
+/** Either era's task API (SEP-2663 extension or 2025-11-25): both take task tools the same way. */
+interface TaskTools {
+  tool<Args>(name: string, definition: TaskToolDefinition<Args>): unknown;
+}
+
+export function registerConformanceFixtures(mcp: McpServer, tasks: TaskTools, engine: TaskEngine): void {
   const start = (kind: string, input: unknown, call: ToolCall) => toTaskView(engine.create({ owner: call.principal, kind, input }).task);
   const wait = (kind: string, input: unknown, call: ToolCall) => waitForResult(engine, kind, input, call);
   const needs = (call: ToolCall, capability: string) => {
