@@ -12,6 +12,8 @@ import {
 } from '@reflow/reflow';
 import { OwnedTaskStore, toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
+import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
+import { callerOf } from './auth/principal-auth-info.ts';
 import type { Services } from './services.ts';
 
 const REFLOW_DESCRIPTION =
@@ -20,9 +22,12 @@ const REFLOW_DESCRIPTION =
   'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get.';
 
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
-export function mcpServerFactory(services: Services, version: string) {
-  const store = new OwnedTaskStore(services.engine);
-  return (_ctx: McpRequestContext) => {
+export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
+  return (ctx: McpRequestContext) => {
+    // The authenticated caller (the local operator when no tokens are configured, and on stdio).
+    const caller = callerOf(ctx.authInfo);
+    const store = new OwnedTaskStore(services.engine, { seesAll: caller.role === 'operator' });
+    const admit = (principal: string) => guard(() => limits?.admit(principal));
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(
       'list_rooms',
@@ -40,7 +45,7 @@ export function mcpServerFactory(services: Services, version: string) {
         return { content: [{ type: 'text', text: `${result.bookings.length} bookings` }], structuredContent: result };
       },
     );
-    const tasks = new TasksExtension({ store });
+    const tasks = new TasksExtension({ store, principal: () => caller.id });
     tasks.tool('reflow_month', {
       title: 'Reflow a month',
       description: REFLOW_DESCRIPTION,
@@ -48,11 +53,13 @@ export function mcpServerFactory(services: Services, version: string) {
       outputSchema: reflowResultSchema,
       start: (args, call) => {
         const input = guard(() => resolveReflowArgs(args, services.queries));
+        admit(call.principal);
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
       },
       run: async (args, call) => {
         // Clients without the extension get the same durable task, waited for here.
         const input = guard(() => resolveReflowArgs(args, services.queries));
+        admit(call.principal);
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
         void call.reportProgress(task.statusMessage ?? 'Queued');
         const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
@@ -72,7 +79,7 @@ function guard<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof ReflowInputError) throw new Error(`${error.code}: ${error.message}`);
+    if (error instanceof ReflowInputError || error instanceof CreationLimitError) throw new Error(`${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -1,12 +1,22 @@
 // `npm start`: the process. Reads configuration once, starts, and shuts down cleanly on SIGTERM/SIGINT.
 import pino from 'pino';
+import { REDACT_PATHS } from './auth/security.ts';
 import { loadConfig } from './config.ts';
-import { startServer } from './start-server.ts';
+import { startServer, type RunningServer } from './start-server.ts';
 
-const config = loadConfig();
-const logger = pino({ level: config.LOG_LEVEL });
-const server = await startServer(config, logger);
-logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow server listening');
+let server: RunningServer;
+let logger: pino.Logger;
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+  logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS });
+  server = await startServer(config, logger);
+} catch (error) {
+  // A refused start (bad configuration, an unsafe bind, a port in use) says why and exits non-zero.
+  console.error(`studio reflow server did not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS, auth: config.AUTH_TOKENS || config.AUTH_TOKENS_FILE ? 'bearer tokens' : 'none (loopback only)' }, 'studio reflow server listening');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

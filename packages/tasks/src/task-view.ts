@@ -19,19 +19,29 @@ export function toTaskView(row: TaskRow) {
   };
 }
 
-/** The engine as a task store keyed by owner: another owner's task reads as no task at all. */
+/**
+ * The engine as a task store keyed by owner: another owner's task reads as no task at all.
+ * `seesAll` (an operator) sees and cancels every task; cancellations record who asked.
+ */
 export class OwnedTaskStore {
-  constructor(private readonly engine: TaskEngine) {}
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly options: { seesAll?: boolean } = {},
+  ) {}
 
-  get(taskId: string, owner: string) {
+  #visible(taskId: string, principal: string) {
     const row = this.engine.get(taskId);
-    return row && row.owner === owner ? toTaskView(row) : undefined;
+    return row && (row.owner === principal || this.options.seesAll) ? row : undefined;
   }
 
-  cancel(taskId: string, owner: string): boolean {
-    const row = this.engine.get(taskId);
-    if (!row || row.owner !== owner) return false;
-    this.engine.cancel(taskId, owner);
+  get(taskId: string, principal: string) {
+    const row = this.#visible(taskId, principal);
+    return row ? toTaskView(row) : undefined;
+  }
+
+  cancel(taskId: string, principal: string): boolean {
+    if (!this.#visible(taskId, principal)) return false;
+    this.engine.cancel(taskId, principal);
     return true;
   }
 }
