@@ -23,6 +23,11 @@ export const configSchema = z.object({
   AUTH_TOKENS: z.string().optional(),
   /** A JSON file of `[{"principal","role","sha256"}]`: tokens stored as SHA-256 hex. */
   AUTH_TOKENS_FILE: z.string().min(1).optional(),
+  /**
+   * Accept a non-loopback bind without tokens. Only for a container whose port is published on the
+   * host's loopback alone (docker-compose.yml); Host is then still held to loopback names.
+   */
+  UNAUTHENTICATED_BIND: z.stringbool().default(false),
   /** Host header names accepted (comma-separated, no port); default: loopback names when bound to loopback. */
   ALLOWED_HOSTS: z.string().optional(),
   /** Origin hostnames accepted; default: the allowed hosts and the CORS origins. */

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.ts';
-import { assertSafeBind } from './auth/bind-guard.ts';
+import { assertSafeBind, isLoopback } from './auth/bind-guard.ts';
 import { REDACT_PATHS } from './auth/security.ts';
 import { loadTokenTable } from './auth/token-table.ts';
 import type { Config } from './config.ts';
@@ -16,7 +16,9 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS })): Promise<RunningServer> {
   // Checked before anything opens: no tokens means loopback only.
   const tokens = loadTokenTable(config);
-  assertSafeBind(config.HOST, tokens.enabled);
+  assertSafeBind(config.HOST, tokens.enabled, config.UNAUTHENTICATED_BIND);
+  if (!tokens.enabled && !isLoopback(config.HOST))
+    logger.warn({ host: config.HOST }, 'no bearer tokens on a non-loopback bind (UNAUTHENTICATED_BIND): only loopback Host names are accepted');
   const services = createServices(config, logger);
   const app = await buildApp(config, services, logger, tokens);
   let address: string;

@@ -9,7 +9,8 @@ import { test } from 'node:test';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
-function runServer(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; stderr: string; stdout: string }> {
+/** Runs the server process until it exits, or until its output matches `stopWhen` (then stops it with SIGTERM). */
+function runServer(env: Record<string, string>, timeoutMs = 30_000, stopWhen?: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts'], {
       cwd: ROOT,
@@ -18,15 +19,18 @@ function runServer(env: Record<string, string>, timeoutMs = 30_000): Promise<{ c
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
+    child.stdout.on('data', (c) => {
+      stdout += c;
+      if (stopWhen?.test(stdout)) child.kill('SIGTERM');
+    });
     child.stderr.on('data', (c) => (stderr += c));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       fail(new Error(`the server did not exit within ${timeoutMs} ms; stdout: ${stdout}`));
     }, timeoutMs);
-    child.on('exit', (code) => {
+    child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      done({ code, stderr, stdout });
+      done({ code, signal, stderr, stdout });
     });
   });
 }
@@ -50,4 +54,14 @@ test('a bad token list also stops the process with a message', async (t) => {
   const { code, stderr } = await runServer({ HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'r.db'), AUTH_TOKENS: 'alice:root:0123456789abcdefgh' });
   assert.equal(code, 1);
   assert.match(stderr, /did not start: Invalid configuration: AUTH_TOKENS entry 1 \(alice\): role must be client or operator/);
+});
+
+test('UNAUTHENTICATED_BIND=true (the compose file: a container port published on loopback) starts and warns', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'reflow-refuse-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { code, stdout, stderr } = await runServer({ HOST: '0.0.0.0', UNAUTHENTICATED_BIND: 'true', DATABASE_PATH: join(dir, 'r.db'), SEED_FILE: '' }, 30_000, /server listening/);
+  assert.notEqual(code, 1, `it started (stderr: ${stderr})`);
+  assert.match(stdout, /studio reflow server listening/);
+  assert.match(stdout, /no bearer tokens on a non-loopback bind \(UNAUTHENTICATED_BIND\): only loopback Host names are accepted/);
+  assert.match(stdout, /"auth":"none \(loopback only\)"/);
 });

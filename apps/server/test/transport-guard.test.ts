@@ -64,3 +64,12 @@ test('CORS is off by default and answers only the configured origins when on', a
   const other = await preflight(on.mcpUrl, 'http://127.0.0.1:9999');
   assert.notEqual(other.headers.get('access-control-allow-origin'), 'http://127.0.0.1:9999');
 });
+
+test('without tokens on a non-loopback bind (UNAUTHENTICATED_BIND), Host is still held to loopback names', async (t) => {
+  const server = await startTestServer({ HOST: '0.0.0.0', UNAUTHENTICATED_BIND: 'true' });
+  t.after(() => server.close());
+  const port = new URL(server.url).port;
+  const url = `http://127.0.0.1:${port}/mcp`;
+  assert.equal((await rawPost(url, headers({ host: `localhost:${port}` }), DISCOVER)).status, 200);
+  assert.equal((await rawPost(url, headers({ host: `studio.example.com:${port}` }), DISCOVER)).status, 403);
+});

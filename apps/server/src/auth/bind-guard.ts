@@ -13,10 +13,11 @@ export function isLoopback(host: string): boolean {
  * Without tokens every caller is the same all-powerful principal, which is only safe when nobody
  * else can connect: refuse any other bind address, saying why and what to do.
  */
-export function assertSafeBind(host: string, tokensConfigured: boolean): void {
-  if (tokensConfigured || isLoopback(host)) return;
+export function assertSafeBind(host: string, tokensConfigured: boolean, unauthenticatedBind = false): void {
+  if (tokensConfigured || isLoopback(host) || unauthenticatedBind) return;
   throw new Error(
     `Refusing to listen on ${host} without authentication: no AUTH_TOKENS or AUTH_TOKENS_FILE is configured. ` +
-      'Configure bearer tokens, or bind to a loopback address (HOST=127.0.0.1).',
+      'Configure bearer tokens, or bind to a loopback address (HOST=127.0.0.1). ' +
+      '(In a container whose port is published on loopback only, UNAUTHENTICATED_BIND=true accepts this.)',
   );
 }

@@ -25,7 +25,7 @@ export const listSetting = (value: string | undefined): string[] =>
  * preflight is answered before authentication), then bearer authentication and the operator role.
  */
 export async function registerSecurity(app: FastifyInstance, options: SecurityOptions): Promise<void> {
-  app.addHook('onRequest', transportGuard(options));
+  app.addHook('onRequest', transportGuard({ ...options, tokensConfigured: options.tokens.enabled }));
   if (options.corsOrigins.length) {
     await app.register(cors, {
       origin: options.corsOrigins,

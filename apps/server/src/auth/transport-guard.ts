@@ -4,7 +4,9 @@ import { isLoopback } from './bind-guard.ts';
 
 export interface TransportGuardOptions {
   host: string;
-  /** Host header names accepted (without port); default: loopback names when bound to loopback. */
+  /** Without tokens the only legitimate callers are local, whatever the bind address. */
+  tokensConfigured: boolean;
+  /** Host header names accepted (without port); default: loopback names when bound to loopback or without tokens. */
   allowedHosts?: string[];
   /** Origin hostnames accepted; default: the allowed hosts plus the CORS origins' hostnames. */
   allowedOrigins?: string[];
@@ -20,7 +22,8 @@ const UNGUARDED = /^\/(healthz|readyz|metrics)(\?|$)/;
  * Origin on cross-site requests, which is what an attacker's page would make.
  */
 export function transportGuard(options: TransportGuardOptions) {
-  const hosts = options.allowedHosts?.length ? options.allowedHosts : isLoopback(options.host) ? localhostAllowedHostnames() : undefined;
+  const localOnly = isLoopback(options.host) || !options.tokensConfigured;
+  const hosts = options.allowedHosts?.length ? options.allowedHosts : localOnly ? localhostAllowedHostnames() : undefined;
   const fallbackOrigins = [...(hosts ?? []), ...(options.corsOrigins ?? []).map((o) => new URL(o).hostname)];
   const origins = options.allowedOrigins?.length ? options.allowedOrigins : fallbackOrigins.length ? fallbackOrigins : undefined;
   return async (request: FastifyRequest, reply: FastifyReply) => {
