@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
+import { REDACT_PATHS } from '../src/auth/security.ts';
 import { loadConfig, startServer } from '../src/index.ts';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
 
@@ -129,4 +130,16 @@ test('tokens never reach the logs, even at trace level', async (t) => {
   const log = lines.join('');
   assert.ok(log.length > 0, 'the server logged something');
   for (const token of [ALICE, BOB, OPS]) assert.ok(!log.includes(token), `a token appeared in the logs`);
+});
+
+test("the server's own logger redacts an Authorization header wherever a request object is logged", () => {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
+  const logger = pino({ redact: REDACT_PATHS }, sink);
+  logger.info({ req: { headers: { authorization: `Bearer ${ALICE}` } } }, 'a');
+  logger.info({ headers: { authorization: `Bearer ${BOB}` } }, 'b');
+  logger.info({ request: { headers: { authorization: `Bearer ${OPS}` } } }, 'c');
+  const log = lines.join('');
+  for (const token of [ALICE, BOB, OPS]) assert.ok(!log.includes(token));
+  assert.equal(log.match(/\[Redacted\]/g)?.length, 3);
 });
