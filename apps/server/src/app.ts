@@ -24,6 +24,7 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     reply.code(status).send({ error: status >= 500 ? 'Internal Server Error' : error.message, code: error.code });
   });
+  // First, before any route: hooks cover only routes registered after them (/mcp, /api, /ui …).
   await registerSecurity(app, {
     host: config.HOST,
     tokens,
