@@ -16,9 +16,6 @@ export const configSchema = z.object({
   MAX_ATTEMPTS: int(3, 1),
   LEASE_MS: int(30_000, 300),
   BODY_LIMIT_BYTES: int(1_048_576, 1024),
-  /** Imported into an empty database on first start; empty string disables. */
-  SEED_FILE: z.string().optional(),
-  SHUTDOWN_GRACE_MS: int(10_000, 0),
   /** Bearer tokens, `principal:role:token` comma-separated (role: client | operator). */
   AUTH_TOKENS: z.string().optional(),
   /** A JSON file of `[{"principal","role","sha256"}]`: tokens stored as SHA-256 hex. */
@@ -28,7 +25,7 @@ export const configSchema = z.object({
    * host's loopback alone (docker-compose.yml); Host is then still held to loopback names.
    */
   UNAUTHENTICATED_BIND: z.stringbool().default(false),
-  /** Host header names accepted (comma-separated, no port); default: loopback names when bound to loopback. */
+  /** Host header names accepted (comma-separated, no port); default: loopback names when bound to loopback or without tokens. */
   ALLOWED_HOSTS: z.string().optional(),
   /** Origin hostnames accepted; default: the allowed hosts and the CORS origins. */
   ALLOWED_ORIGINS: z.string().optional(),
@@ -42,6 +39,9 @@ export const configSchema = z.object({
   TASK_RATE_PER_MINUTE: int(30, 1),
   /** Tasks a principal may have working at once (counted in the database). */
   MAX_ACTIVE_TASKS_PER_PRINCIPAL: int(5, 1),
+  /** Imported into an empty database on first start; empty string disables. */
+  SEED_FILE: z.string().optional(),
+  SHUTDOWN_GRACE_MS: int(10_000, 0),
 });
 
 export type Config = z.infer<typeof configSchema>;

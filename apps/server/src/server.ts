@@ -1,12 +1,12 @@
 // `npm start`: the process. Reads configuration once, starts, and shuts down cleanly on SIGTERM/SIGINT.
 import pino from 'pino';
 import { REDACT_PATHS } from './auth/security.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, type Config } from './config.ts';
 import { startServer, type RunningServer } from './start-server.ts';
 
 let server: RunningServer;
 let logger: pino.Logger;
-let config: ReturnType<typeof loadConfig>;
+let config: Config;
 try {
   config = loadConfig();
   logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS });
@@ -16,7 +16,7 @@ try {
   console.error(`studio reflow server did not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS, auth: config.AUTH_TOKENS || config.AUTH_TOKENS_FILE ? 'bearer tokens' : 'none (loopback only)' }, 'studio reflow server listening');
+logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow server listening');
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

@@ -19,6 +19,7 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
   assertSafeBind(config.HOST, tokens.enabled, config.UNAUTHENTICATED_BIND);
   if (!tokens.enabled && !isLoopback(config.HOST))
     logger.warn({ host: config.HOST }, 'no bearer tokens on a non-loopback bind (UNAUTHENTICATED_BIND): only loopback Host names are accepted');
+  logger.info({ auth: tokens.enabled ? `${tokens.size} bearer token(s)` : 'none (loopback only)' }, 'authentication');
   const services = createServices(config, logger);
   const app = await buildApp(config, services, logger, tokens);
   let address: string;

@@ -41,7 +41,7 @@ export function argumentCases({ ctx, call, reflow, valid, add }: Framer): void {
   // tasks/update is refused -32602 for any id (the SDK lifts inputResponses out of params); the
   // foreign-vs-unknown equality of its answer is checked in auth.test.ts.
   const notFound = (id: string, method: string) =>
-    rpcError(-32602, 200, method === 'tasks/update' ? undefined : new RegExp(`^Task not found or expired: ${escapeRegExp(id)}$`));
+    rpcError(-32602, 200, method === 'tasks/update' ? undefined : new RegExp(`^Task not found( or expired: ${escapeRegExp(id)})?$`));
   const guessed = [
     ...sample(fc.stringMatching(/^[0-9a-f]{40}$/), 20, 7).map((h) => `tsk_${h}`),
     // Any printable text; header values cannot keep outer whitespace, so neither do these ids.

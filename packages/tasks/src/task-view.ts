@@ -21,7 +21,7 @@ export function toTaskView(row: TaskRow) {
 
 /**
  * The engine as a task store keyed by owner: another owner's task reads as no task at all.
- * `seesAll` (an operator) sees and cancels every task; cancellations record who asked.
+ * `seesAll` (an operator) sees and cancels every task; the cancel records who asked.
  */
 export class OwnedTaskStore {
   constructor(
@@ -29,19 +29,19 @@ export class OwnedTaskStore {
     private readonly options: { seesAll?: boolean } = {},
   ) {}
 
-  #visible(taskId: string, principal: string) {
+  get(taskId: string, owner: string) {
     const row = this.engine.get(taskId);
-    return row && (row.owner === principal || this.options.seesAll) ? row : undefined;
+    return row && this.#visibleTo(row, owner) ? toTaskView(row) : undefined;
   }
 
-  get(taskId: string, principal: string) {
-    const row = this.#visible(taskId, principal);
-    return row ? toTaskView(row) : undefined;
-  }
-
-  cancel(taskId: string, principal: string): boolean {
-    if (!this.#visible(taskId, principal)) return false;
-    this.engine.cancel(taskId, principal);
+  cancel(taskId: string, owner: string): boolean {
+    const row = this.engine.get(taskId);
+    if (!row || !this.#visibleTo(row, owner)) return false;
+    this.engine.cancel(taskId, owner);
     return true;
+  }
+
+  #visibleTo(row: TaskRow, principal: string): boolean {
+    return row.owner === principal || this.options.seesAll === true;
   }
 }
