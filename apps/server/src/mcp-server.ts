@@ -27,7 +27,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     // The authenticated caller (the local operator when no tokens are configured, and on stdio).
     const caller = callerOf(ctx.authInfo);
     const store = new OwnedTaskStore(services.engine, { seesAll: caller.role === 'operator' });
-    const admit = (principal: string) => guard(() => limits?.admit(principal));
+    const admit = () => guard(() => limits?.admit(caller));
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(
       'list_rooms',
@@ -53,13 +53,13 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       outputSchema: reflowResultSchema,
       start: (args, call) => {
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        admit(call.principal);
+        admit();
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
       },
       run: async (args, call) => {
         // Clients without the extension get the same durable task, waited for here.
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        admit(call.principal);
+        admit();
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
         void call.reportProgress(task.statusMessage ?? 'Queued');
         const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);

@@ -1,4 +1,5 @@
 import type { Queries } from '@reflow/db';
+import type { Principal } from './token-table.ts';
 
 export interface CreationLimitOptions {
   queries: Queries;
@@ -26,7 +27,8 @@ export class CreationLimitError extends Error {
 /**
  * Limits on creating tasks, per principal: a token bucket in memory (a rate, with bursts), and a
  * cap on tasks not yet finished, counted in the database so it holds across processes and restarts.
- * Consulted after the arguments are valid and before the task row is written.
+ * Consulted after the arguments are valid and before the task row is written. Operators (and the
+ * local operator of a server without tokens) are trusted staff and are not limited.
  */
 export class CreationLimits {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
@@ -36,8 +38,10 @@ export class CreationLimits {
     this.#o = { now: Date.now, ...options };
   }
 
-  /** Throws CreationLimitError when `principal` may not create a task now; otherwise takes one token. */
-  admit(principal: string): void {
+  /** Throws CreationLimitError when `caller` may not create a task now; otherwise takes one token. */
+  admit(caller: Principal): void {
+    if (caller.role === 'operator') return;
+    const principal = caller.id;
     const now = this.#o.now();
     const active = this.#o.queries.principals.activeTaskCount(principal, now);
     if (active >= this.#o.maxActive)
