@@ -5,7 +5,11 @@ import { CreationLimits } from './auth/creation-limits.ts';
 import { listSetting, registerSecurity } from './auth/security.ts';
 import { loadTokenTable, type TokenTable } from './auth/token-table.ts';
 import type { Config } from './config.ts';
+import { addMetricsRoutes } from './metrics/metrics-routes.ts';
+import { addDocsRoutes } from './routes/docs.ts';
+import { apiRoutes } from './routes/api/index.ts';
 import { healthRoutes } from './routes/health.ts';
+import { uiRoutes } from './ui/ui-routes.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import type { Services } from './services.ts';
 
@@ -38,7 +42,11 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
     perMinute: config.TASK_RATE_PER_MINUTE,
     maxActive: config.MAX_ACTIVE_TASKS_PER_PRINCIPAL,
   });
+  addMetricsRoutes(app, services.metrics);
+  await addDocsRoutes(app, { version: VERSION });
   await app.register(healthRoutes, { services });
+  await app.register(apiRoutes, { prefix: '/api', services });
+  await app.register(uiRoutes);
   await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES, limits });
   return app;
 }

@@ -84,6 +84,23 @@ describe('bearer tokens and roles', () => {
     ]);
     assert.equal(server.services.engine.get(bobTask)?.owner, 'bob');
   });
+
+  test('the operator API: a client is refused, an operator lists every task and its cancel is recorded under its name', async () => {
+    const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...REFLOW, from: '2026-09-02', to: '2026-09-03' } }, { token: ALICE });
+    const taskId = created.body.result.taskId as string;
+    const asAlice = await fetch(`${server.url}/api/tasks/${taskId}`, { headers: { authorization: `Bearer ${ALICE}` } });
+    assert.equal(asAlice.status, 403, 'even for her own task: /api is the operator console');
+    const list = await fetch(`${server.url}/api/tasks`, { headers: { authorization: `Bearer ${OPS}` } });
+    assert.equal(list.status, 200);
+    assert.ok(((await list.json()) as { tasks: { taskId: string }[] }).tasks.some((t) => t.taskId === taskId));
+    const cancel = await fetch(`${server.url}/api/tasks/${taskId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${OPS}` } });
+    assert.equal(cancel.status, 200);
+    const events = server.services.engine.queries.tasks.events(taskId).map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
+    assert.deepEqual(events, [
+      { kind: 'created', by: 'alice' },
+      { kind: 'cancelled', by: 'ops' },
+    ]);
+  });
 });
 
 test('AUTH_TOKENS_FILE holds only SHA-256 hashes, and its tokens authenticate', async (t) => {
