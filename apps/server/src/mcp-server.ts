@@ -26,10 +26,11 @@ const REFLOW_DESCRIPTION =
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
 export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
   return (ctx: McpRequestContext) => {
-    // The authenticated caller (the local operator when no tokens are configured, and on stdio).
+    // The authenticated caller (the local one when no tokens are configured, and on stdio).
+    // An authenticated operator sees every task; everyone else only their own.
     const caller = callerOf(ctx.authInfo);
     const principalOf = () => caller.id;
-    const store = new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' });
+    const store = new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local });
     const admit = () => guard(() => limits?.admit(caller));
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(

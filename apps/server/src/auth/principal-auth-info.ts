@@ -9,7 +9,7 @@ export function toAuthInfo(principal: Principal): AuthInfo {
   return { token: '', clientId: principal.id, scopes: [principal.role] };
 }
 
-/** The caller an MCP request was verified as; none (stdio, no tokens configured) is the local operator. */
+/** The caller an MCP request was verified as; none (stdio, no tokens configured) is the local caller. */
 export function callerOf(authInfo: AuthInfo | undefined): Principal {
   if (!authInfo) return LOCAL_PRINCIPAL;
   const role = authInfo.scopes.find((s): s is Role => (ROLES as readonly string[]).includes(s)) ?? 'client';

@@ -9,10 +9,15 @@ export type Role = (typeof ROLES)[number];
 export interface Principal {
   id: string;
   role: Role;
+  /** The unauthenticated local caller of a server without tokens (or over stdio). */
+  local?: true;
 }
 
-/** With no tokens configured the server serves loopback only, and its one caller may do everything. */
-export const LOCAL_PRINCIPAL: Principal = { id: 'anonymous', role: 'operator' };
+/**
+ * With no tokens configured the server serves loopback only, and its one caller may use /api. Over
+ * MCP it still sees only the tasks it created: tasks made under other principals stay theirs.
+ */
+export const LOCAL_PRINCIPAL: Principal = { id: 'anonymous', role: 'operator', local: true };
 
 interface TokenEntry extends Principal {
   hash: Buffer;

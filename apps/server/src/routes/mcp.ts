@@ -39,7 +39,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       }
       const body = request.method === 'POST' ? (request.body as Buffer | undefined) : undefined;
       // The auth hook has verified the caller; the SDK hands it to the server factory as authInfo.
-      const authInfo = request.principal ? toAuthInfo(request.principal) : undefined;
+      const authInfo = request.principal && !request.principal.local ? toAuthInfo(request.principal) : undefined;
       const response = await handler.fetch(new Request(url, { method: request.method, headers, body: body && body.length ? body : undefined }), { authInfo });
       reply.code(response.status);
       response.headers.forEach((value, name) => reply.header(name, value));
