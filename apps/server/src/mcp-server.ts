@@ -1,4 +1,4 @@
-import { McpServer, MissingRequiredClientCapabilityError, ProtocolError, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, MissingRequiredClientCapabilityError, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
 import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
 import {
   listBookings,
@@ -11,6 +11,8 @@ import {
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
 import { FIXTURE_CAPABILITY_NEEDS, registerConformanceFixtures, requireDeclaredCapabilities } from './conformance/index.ts';
+import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
+import { callerOf } from './auth/principal-auth-info.ts';
 import type { Services } from './services.ts';
 import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
@@ -22,13 +24,15 @@ const REFLOW_DESCRIPTION =
   'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get. Without a task protocol, ' +
   'pass background:true to get the task id at once, then call reflow_status {taskId} until it completes (reflow_cancel stops it).';
 
-/** Who is asking: tasks belong to the principal that created them, whichever way they are read. */
-const principalOf = (ctx: ServerContext) => ctx.http?.authInfo?.clientId ?? 'anonymous';
-
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
-export function mcpServerFactory(services: Services, version: string) {
-  const store = new ListedTaskStore(services.engine);
+export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
   return (ctx: McpRequestContext) => {
+    // The authenticated caller (the local one when no tokens are configured, and on stdio).
+    // An authenticated operator sees every task; everyone else only their own.
+    const caller = callerOf(ctx.authInfo);
+    const principalOf = () => caller.id;
+    const store = new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local });
+    const admit = () => guard(() => limits?.admit(caller));
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(
       'list_rooms',
@@ -60,12 +64,14 @@ export function mcpServerFactory(services: Services, version: string) {
             'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));
+        admit();
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
       },
       run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
         if (args.confirm) throw new Error(`RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`);
         const input = guard(() => resolveReflowArgs(args, services.queries));
+        admit();
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
         if (background) return backgroundAnswer(toTaskView(task));
         void call.reportProgress(task.statusMessage ?? 'Queued');
@@ -102,7 +108,7 @@ function guard<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof ReflowInputError) throw new Error(`${error.code}: ${error.message}`);
+    if (error instanceof ReflowInputError || error instanceof CreationLimitError) throw new Error(`${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -6,6 +6,7 @@ export * from './queries/site-queries.ts';
 export * from './queries/booking-queries.ts';
 export * from './queries/audit-queries.ts';
 export * from './queries/input-queries.ts';
+export * from './queries/principal-queries.ts';
 export * from './queries/task-list-queries.ts';
 export { BOOKING_STATUSES, TASK_STATUSES, type BookingStatus, type TaskStatus } from './schema/index.ts';
 
@@ -13,6 +14,7 @@ import type { Connection } from './connection.ts';
 import { auditQueries } from './queries/audit-queries.ts';
 import { bookingQueries } from './queries/booking-queries.ts';
 import { inputQueries } from './queries/input-queries.ts';
+import { principalQueries } from './queries/principal-queries.ts';
 import { siteQueries } from './queries/site-queries.ts';
 import { taskQueries } from './queries/task-queries.ts';
 
@@ -28,6 +30,7 @@ export function queriesFor(connection: Connection) {
     bookings: bookingQueries(connection.db),
     audit: auditQueries(connection.db),
     inputs: inputQueries(connection.db),
+    principals: principalQueries(connection.db),
   };
 }
 export type Queries = ReturnType<typeof queriesFor>;
