@@ -16,8 +16,8 @@ async function confirmRun(t: { after(fn: () => unknown): void }, answer: string)
   const running = await server(db);
   t.after(() => running.close());
   const run = reflow([...CALL, '--url', running.mcpUrl, '--state-file', join(dir, 'tasks.json'), '--json']);
-  const question = await until('the approval question', () => run.stderr().match(/Apply \d+ moves, \d+ bookings? unresolved\?[^\n]*/)?.[0], 60_000);
-  assert.ok(run.stderr().includes('Apply the moves? [y/n] '), run.stderr());
+  // The prompt, after the question's own line (the progress line before it says "Waiting for approval: …").
+  const question = await until('the approval prompt', () => run.stderr().match(/\n(Apply \d+ moves, \d+ bookings? unresolved\?[^\n]*)\nApply the moves\? \[y\/n\] $/)?.[1], 60_000);
   run.child.stdin!.write(`${answer}\n`);
   const code = await run.exited;
   const printed = JSON.parse(run.stdout().trim().split('\n').pop()!);
