@@ -15,6 +15,11 @@ if (!isBenchSize(size) || !/^\d+$/.test(seedText ?? '') || (mode !== 'ours' && m
 }
 const scenario = scenarioFor(size, Number(seedText));
 const problem = scenarioProblem(scenario);
+/** CPU time this process spent since `from` (user + system), in ms: less at the mercy of a busy machine than wall time. */
+const cpuSince = (from: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(from);
+  return (used.user + used.system) / 1000;
+};
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const rooms = { rooms: scenario.site.rooms.length, offline: scenario.offline_rooms.length, bookings: scenario.site.bookings.length };
 
@@ -23,12 +28,14 @@ if (mode === 'ours') {
   await loadHighsEngine();
   const loadMs = performance.now() - t;
   t = performance.now();
+  const cpu = process.cpuUsage();
   const plan = solve(problem);
   const solveMs = performance.now() - t;
+  const cpuMs = cpuSince(cpu);
   console.log(JSON.stringify({
     ...rooms, affected: plan.affected, moved: plan.moves.length, movedBound: plan.movedBound,
     shift: plan.totalShiftMinutes, split: plan.seriesSplit, optimal: plan.optimal, components: plan.components,
-    engines: plan.engines, solveMs, loadMs, peakMiB: peakMiB(),
+    engines: plan.engines, solveMs, cpuMs, loadMs, peakMiB: peakMiB(),
   }));
 } else {
   let t = performance.now();
@@ -36,7 +43,8 @@ if (mode === 'ours') {
   const greedyMs = performance.now() - t;
   await loadHighs();
   t = performance.now();
+  const cpu = process.cpuUsage();
   const highs = await solveReference(problem);
   const highsMs = performance.now() - t;
-  console.log(JSON.stringify({ greedy, greedyMs, highs, highsMs, peakMiB: peakMiB() }));
+  console.log(JSON.stringify({ greedy, greedyMs, highs, highsMs, highsCpuMs: cpuSince(cpu), peakMiB: peakMiB() }));
 }

@@ -15,22 +15,38 @@ export interface ReferenceResult {
   /** Every group's two stages ended Optimal (false when a time limit cut one short). */
   optimal: boolean;
   groups: number;
+  /** The placements of the final stage's solution, to check independently. */
+  chosen: Placement[];
 }
 
 let loaded: Promise<Highs> | null = null;
 export const loadHighs = (): Promise<Highs> => (loaded ??= highsLoader());
 
-/** Groups of placements whose time spans chain together, whatever the room. */
+/** Groups of placements whose time spans chain together, whatever the room, merged where one booking spans two. */
 function timeGroups(placements: Placement[]): Placement[][] {
   const sorted = [...placements].sort((a, b) => a.start - b.start || a.end - b.end);
-  const groups: Placement[][] = [];
+  const parent: number[] = [];
+  const root = (g: number): number => (parent[g] === g ? g : (parent[g] = root(parent[g])));
+  const groupOf = new Map<Placement, number>();
+  const bookingGroup = new Map<number, number>();
   let reach = -Infinity;
   for (const p of sorted) {
-    if (p.start >= reach) groups.push([]);
-    groups[groups.length - 1].push(p);
+    if (p.start >= reach) parent.push(parent.length);
+    const g = parent.length - 1;
+    groupOf.set(p, g);
     reach = Math.max(reach, p.end);
+    const earlier = bookingGroup.get(p.booking);
+    if (earlier === undefined) bookingGroup.set(p.booking, g);
+    else parent[root(g)] = root(earlier);
   }
-  return groups;
+  const groups = new Map<number, Placement[]>();
+  for (const p of sorted) {
+    const g = root(groupOf.get(p)!);
+    const list = groups.get(g);
+    if (list) list.push(p);
+    else groups.set(g, [p]);
+  }
+  return [...groups.values()];
 }
 
 function sum(terms: string[]): string {
@@ -44,9 +60,14 @@ function model(group: Placement[], stage: 1 | 2, moved = 0): string {
   const rows: string[] = [];
   const byBooking = new Map<number, number[]>();
   const byRoom = new Map<string, number[]>();
+  const add = <K>(map: Map<K, number[]>, key: K, i: number) => {
+    const list = map.get(key);
+    if (list) list.push(i);
+    else map.set(key, [i]);
+  };
   group.forEach((p, i) => {
-    byBooking.set(p.booking, [...(byBooking.get(p.booking) ?? []), i]);
-    byRoom.set(p.room, [...(byRoom.get(p.room) ?? []), i]);
+    add(byBooking, p.booking, i);
+    add(byRoom, p.room, i);
   });
   for (const [b, members] of byBooking) if (members.length > 1) rows.push(` b${b}: ${sum(members.map(name))} <= 1`);
   let k = 0;
@@ -76,6 +97,7 @@ export async function solveReference(problem: Problem, groupLimitSeconds = 120):
   let moved = 0;
   let shift = 0;
   let optimal = true;
+  const chosen: Placement[] = [];
   for (const group of groups) {
     const first = highs.solve(model(group, 1), options);
     optimal &&= first.Status === 'Optimal';
@@ -84,6 +106,10 @@ export async function solveReference(problem: Problem, groupLimitSeconds = 120):
     optimal &&= second.Status === 'Optimal';
     moved += count;
     shift += Math.round(second.ObjectiveValue);
+    const columns = second.Columns as Record<string, { Primal?: number }>;
+    group.forEach((p, i) => {
+      if ((columns[`x${i}`]?.Primal ?? 0) > 0.5) chosen.push(p);
+    });
   }
-  return { moved, totalShiftMinutes: shift, optimal, groups: groups.length };
+  return { moved, totalShiftMinutes: shift, optimal, groups: groups.length, chosen };
 }
