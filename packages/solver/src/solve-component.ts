@@ -39,8 +39,11 @@ const proven = (choice: Choice, engine: EngineUsed = null): ComponentResult => (
   engine,
 });
 
-/** HiGHS is sparse: it takes every candidate up to this many variables, so its proofs are over all of them. */
-const HIGHS_MAX_VARIABLES = 20_000;
+/**
+ * HiGHS is sparse: it takes every candidate up to this many variables, so its proofs are over
+ * all of them. Beyond (a campus day), the capped model finds better plans within the budget.
+ */
+const HIGHS_MAX_VARIABLES = 5_000;
 
 const size = (lists: Candidate[][]) => lists.reduce((n, list) => n + list.length, 0);
 
@@ -91,7 +94,11 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
   return { ...certified, engine: 'javascript-lp-solver' };
 }
 
-/** The HiGHS path: every candidate when the model fits (its proof is then the whole truth), else the capped ones and an LP bound over all. */
+/**
+ * The HiGHS path: every candidate when the model fits, so its proof is the whole truth (the
+ * capped model is often faster, but its LP bound over all candidates rarely proves it); else
+ * the capped model and an LP bound over all candidates.
+ */
 function solveOnHighs(candidates: Candidate[][], kept: Candidate[][], incumbent: Choice, weight: number, deadline: number, budgetMs: number): ComponentResult {
   const worth = (c: Candidate) => placementWeight(weight, c);
   const value = (choice: Choice) => objectiveOf(choice, weight);
