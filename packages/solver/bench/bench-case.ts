@@ -1,6 +1,7 @@
 // One benchmark measurement in its own process, so its peak memory (maxRSS) is its own: either
-// our solver, or the references (the greedy baseline and HiGHS) on the same instance. Prints
-// one JSON line. Usage: tsx bench-case.ts <size> <seed> ours|reference
+// our solver (ours-js: javascript-lp-solver for every component, to show what the second engine
+// buys), or the references (the greedy baseline and HiGHS) on the same instance. Prints one JSON
+// line. Usage: tsx bench-case.ts <size> <seed> ours|ours-js|reference
 import { loadHighsEngine, solve } from '../src/index.ts';
 import { greedyBaseline } from './greedy-baseline.ts';
 import { loadHighs, solveReference } from './highs-reference.ts';
@@ -9,8 +10,8 @@ import { isBenchSize, scenarioFor } from './scenarios.ts';
 import { scenarioProblem } from './site-problem.ts';
 
 const [size, seedText, mode] = process.argv.slice(2);
-if (!isBenchSize(size) || !/^\d+$/.test(seedText ?? '') || (mode !== 'ours' && mode !== 'reference')) {
-  console.error('usage: bench-case.ts <demo|small|medium|large|campus> <seed> <ours|reference>');
+if (!isBenchSize(size) || !/^\d+$/.test(seedText ?? '') || !['ours', 'ours-js', 'reference'].includes(mode)) {
+  console.error('usage: bench-case.ts <demo|small|medium|large|campus> <seed> <ours|ours-js|reference>');
   process.exit(2);
 }
 const scenario = scenarioFor(size, Number(seedText));
@@ -23,13 +24,13 @@ const cpuSince = (from: NodeJS.CpuUsage) => {
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const rooms = { rooms: scenario.site.rooms.length, offline: scenario.offline_rooms.length, bookings: scenario.site.bookings.length };
 
-if (mode === 'ours') {
+if (mode === 'ours' || mode === 'ours-js') {
   let t = performance.now();
   await loadHighsEngine();
   const loadMs = performance.now() - t;
   t = performance.now();
   const cpu = process.cpuUsage();
-  const plan = solve(problem);
+  const plan = solve(problem, mode === 'ours-js' ? { maxJsLpVariables: 0 } : {});
   const solveMs = performance.now() - t;
   const cpuMs = cpuSince(cpu);
   console.log(JSON.stringify({

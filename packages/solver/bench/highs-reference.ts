@@ -98,7 +98,7 @@ function chosenIn(group: Placement[], columns: Record<string, unknown> | undefin
  * `totalSeconds` bounds the whole reference: each HiGHS run gets what is left, and a run cut
  * short (or a group never reached) leaves `optimal` false, its count a lower bound.
  */
-export async function solveReference(problem: Problem, totalSeconds = 240): Promise<ReferenceResult> {
+export async function solveReference(problem: Problem, totalSeconds = 90): Promise<ReferenceResult> {
   const highs = await loadHighs();
   const deadline = Date.now() + totalSeconds * 1000;
   const options = () => ({ mip_rel_gap: 0, mip_abs_gap: 0.5, output_flag: false, time_limit: Math.max(0.01, (deadline - Date.now()) / 1000) });
