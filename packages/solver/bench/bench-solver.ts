@@ -66,7 +66,7 @@ for (const size of sizes as BenchSize[]) {
     ref.highs.optimal ? ref.highs.totalShiftMinutes : '–',
     `${s(ref.highsMs)} (${s(ref.highsCpuMs)})`,
     ref.peakMiB,
-    (ours.solveMs / ref.highsMs).toFixed(2),
+    ref.highs.optimal ? (ours.solveMs / ref.highsMs).toFixed(2) : '–',
     ref.highs.optimal ? (same ? 'yes' : 'NO') : 'unknown',
   ]);
 }
