@@ -88,11 +88,12 @@ export class TasksExtension {
       const found = this.#store.update
         ? await this.#store.update(params.taskId, principal, params.inputResponses)
         : (await this.#store.get(params.taskId, principal)) !== undefined;
-      if (!found) throw notFound(params.taskId);
+      if (!found) throw await this.#missing(params.taskId, principal);
       return { resultType: 'complete' };
     });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {
-      if (!(await this.#store.cancel(params.taskId, this.#declaredPrincipal(ctx)))) throw notFound(params.taskId);
+      const principal = this.#declaredPrincipal(ctx);
+      if (!(await this.#store.cancel(params.taskId, principal))) throw await this.#missing(params.taskId, principal);
       return { resultType: 'complete' };
     });
     server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } } as never);
@@ -148,12 +149,15 @@ export class TasksExtension {
   }
 
   async #visible(taskId: string, ctx: ServerContext): Promise<TaskView> {
-    const task = await this.#store.get(taskId, this.#declaredPrincipal(ctx));
-    if (!task) throw notFound(taskId);
+    const principal = this.#declaredPrincipal(ctx);
+    const task = await this.#store.get(taskId, principal);
+    if (!task) throw await this.#missing(taskId, principal);
     return task;
   }
-}
 
-function notFound(taskId: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found or expired: ${taskId}`);
+  /** -32602 either way; the owner of an expired task is told it expired, everyone else "not found". */
+  async #missing(taskId: string, principal: string): Promise<ProtocolError> {
+    const expired = (await this.#store.expired?.(taskId, principal)) ?? false;
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', { taskId });
+  }
 }

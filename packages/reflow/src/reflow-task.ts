@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Connection, Queries } from '@reflow/db';
 import type { Plan, SolveProgress } from '@reflow/solver';
-import type { Applied } from './apply-plan.ts';
+import type { Applied, ApplyHooks } from './apply-plan.ts';
 import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
 import type { ReflowInput } from './reflow-args.ts';
@@ -9,7 +9,7 @@ import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
 import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
-import { readSnapshot, type Snapshot } from './snapshot.ts';
+import { readSnapshot, reflowScope, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
 
 export const REFLOW_KIND = 'reflow_month';
@@ -24,6 +24,8 @@ export interface ReflowTaskOptions {
   cancelGraceMs?: number;
   componentBudgetMs?: number;
   now?: () => number;
+  /** Test-only fault injection inside the apply transaction; never set in production. */
+  applyHooks?: ApplyHooks;
 }
 
 /** The reflow_month task: snapshot on the main thread, solve in a worker, apply with the terminal write. */
@@ -33,6 +35,8 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
   return {
     kind: REFLOW_KIND,
     describe: (input) => `Queued: reflow ${input.offlineRooms.join(', ')}, ${humanRange(input.from, input.to)}`,
+    // Overlapping reflows that apply run one after the other; the later one snapshots after the earlier applied.
+    scope: (input) => reflowScope(input, queries),
     async run(input, ctx) {
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
@@ -64,7 +68,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       return {
         status: 'completed',
         commit: () => {
-          const applied = applyPlan(ctx.taskId, plan, snapshot, queries, now());
+          const applied = applyPlan(ctx.taskId, plan, snapshot, queries, now(), options.applyHooks);
           const result = buildResult(input, plan, applied, snapshot, true);
           return { result: toCallToolResult(result), message: summary(result) };
         },

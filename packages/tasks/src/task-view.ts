@@ -28,6 +28,11 @@ export class OwnedTaskStore {
     return row && row.owner === owner ? toTaskView(row) : undefined;
   }
 
+  /** True only for the owner of a task past its TTL: anyone else still hears "not found". */
+  expired(taskId: string, owner: string): boolean {
+    return this.engine.expired(taskId, owner);
+  }
+
   cancel(taskId: string, owner: string): boolean {
     const row = this.engine.get(taskId);
     if (!row || row.owner !== owner) return false;
