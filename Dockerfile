@@ -24,6 +24,7 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/migrations ./migrations
+COPY --from=build /app/apps/server/public ./apps/server/public
 COPY --from=build /app/seed/riverside-2026-09.json ./seed/
 COPY --from=build /app/package.json ./
 RUN mkdir -p /data && chown node:node /data

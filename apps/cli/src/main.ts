@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { runDemo } from './commands/demo.ts';
 import { runImport } from './commands/import.ts';
+import { tasksCommand } from './commands/tasks.ts';
 
 const positiveInt = (value: string) => {
   const n = Number(value);
@@ -35,5 +36,7 @@ program
     mkdirSync(dirname(path), { recursive: true });
     process.exitCode = runImport(file, { ...options, database: path });
   });
+
+program.addCommand(tasksCommand());
 
 await program.parseAsync();

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from './config.ts';
+import { addMetricsRoutes } from './metrics/metrics-routes.ts';
+import { addDocsRoutes } from './routes/docs.ts';
+import { apiRoutes } from './routes/api/index.ts';
 import { healthRoutes } from './routes/health.ts';
+import { uiRoutes } from './ui/ui-routes.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import type { Services } from './services.ts';
 
@@ -21,7 +25,11 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     reply.code(status).send({ error: status >= 500 ? 'Internal Server Error' : error.message, code: error.code });
   });
+  addMetricsRoutes(app, services.metrics);
+  await addDocsRoutes(app, { version: VERSION });
   await app.register(healthRoutes, { services });
+  await app.register(apiRoutes, { prefix: '/api', services });
+  await app.register(uiRoutes);
   await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES });
   return app;
 }

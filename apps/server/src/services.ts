@@ -5,12 +5,14 @@ import { importSite, reflowTaskHandler } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
+import { createMetrics, watchServices, type Metrics } from './metrics/service-metrics.ts';
 
 export interface Services {
   connection: Connection;
   queries: Queries;
   pool: WorkerPool;
   engine: TaskEngine;
+  metrics: Metrics;
   close(graceMs?: number): Promise<void>;
 }
 
@@ -35,13 +37,17 @@ export function createServices(config: Config, logger: Logger): Services {
     basePollIntervalMs: config.POLL_INTERVAL_MS,
     maxAttempts: config.MAX_ATTEMPTS,
   });
-  engine.register(reflowTaskHandler({ connection, queries, applyHooks: faultHooks(config, logger) }));
+  const metrics = createMetrics();
+  const observe = { solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000), applied: (ms: number) => metrics.applySeconds.observe(ms / 1000) };
+  engine.register(reflowTaskHandler({ connection, queries, observe, applyHooks: faultHooks(config, logger) }));
+  watchServices(metrics, { connection, queries, pool, engine });
   engine.start();
   return {
     connection,
     queries,
     pool,
     engine,
+    metrics,
     /** Lets running attempts finish within graceMs or releases them, then closes the pool and the database. */
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);

@@ -5,6 +5,7 @@ export * from './queries/task-queries.ts';
 export * from './queries/site-queries.ts';
 export * from './queries/booking-queries.ts';
 export * from './queries/audit-queries.ts';
+export * from './queries/task-list-queries.ts';
 export { BOOKING_STATUSES, TASK_STATUSES, type BookingStatus, type TaskStatus } from './schema/index.ts';
 
 import type { Connection } from './connection.ts';

@@ -26,6 +26,8 @@ export interface ReflowTaskOptions {
   now?: () => number;
   /** Test-only fault injection inside the apply transaction; never set in production. */
   applyHooks?: ApplyHooks;
+  /** Told how long each solve and each apply took, in milliseconds (for metrics). */
+  observe?: { solved?(ms: number): void; applied?(ms: number): void };
 }
 
 /** The reflow_month task: snapshot on the main thread, solve in a worker, apply with the terminal write. */
@@ -49,6 +51,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       let reply: SolveReply;
+      const solveStart = performance.now();
       try {
         reply = await ctx.pool.run<SolveReply>({ problem: snapshot.problem, options: { componentBudgetMs: options.componentBudgetMs } } satisfies SolveJob, {
           filename: WORKER_FILE,
@@ -59,6 +62,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
       }
+      options.observe?.solved?.(performance.now() - solveStart);
       if (reply.cancelled || ctx.signal.aborted) throw ctx.signal.reason ?? new Error('solve stopped');
       const plan = localisePlan(reply.plan, snapshot.timezone);
       if (input.dryRun) {
@@ -68,7 +72,9 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       return {
         status: 'completed',
         commit: () => {
+          const applyStart = performance.now();
           const applied = applyPlan(ctx.taskId, plan, snapshot, queries, now(), options.applyHooks);
+          options.observe?.applied?.(performance.now() - applyStart);
           const result = buildResult(input, plan, applied, snapshot, true);
           return { result: toCallToolResult(result), message: summary(result) };
         },

@@ -1,0 +1,38 @@
+// The page's only way to the server: /api, with the operator token when one was entered.
+const TOKEN_KEY = 'reflow.operatorToken';
+
+export class AuthRequiredError extends Error {}
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = body?.code;
+  }
+}
+
+export const token = {
+  get: () => sessionStorage.getItem(TOKEN_KEY) ?? '',
+  set: (value) => (value ? sessionStorage.setItem(TOKEN_KEY, value) : sessionStorage.removeItem(TOKEN_KEY)),
+};
+
+async function request(method, path, query) {
+  const url = new URL(`/api${path}`, location.origin);
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, v);
+  const headers = { accept: 'application/json' };
+  const bearer = token.get();
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  const res = await fetch(url, { method, headers });
+  const body = await res.json().catch(() => undefined);
+  if (res.status === 401 || res.status === 403) throw new AuthRequiredError(body?.error ?? 'An operator token is required');
+  if (!res.ok) throw new ApiError(res.status, body);
+  return body;
+}
+
+export const api = {
+  tasks: (filters) => request('GET', '/tasks', filters),
+  task: (id) => request('GET', `/tasks/${encodeURIComponent(id)}`),
+  cancel: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/cancel`),
+  rooms: () => request('GET', '/rooms'),
+  bookings: (month) => request('GET', '/bookings', { month }),
+};

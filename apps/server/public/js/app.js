@@ -1,0 +1,146 @@
+// The operator console: state, live polling at the server's interval, and routing by #task=ID.
+import { api, AuthRequiredError, token } from './api.js';
+import { renderCounts, renderRows } from './task-list.js';
+import { renderDetail, renderPlaceholder } from './task-detail.js';
+
+const $ = (id) => document.getElementById(id);
+const state = { status: '', kind: '', since: '', tasks: [], cursor: null, older: [], pollMs: 1000, selected: null, detail: null, monthCache: new Map(), timer: 0, authBlocked: false };
+
+function showError(message) {
+  $('error-banner').textContent = message;
+  $('error-banner').classList.toggle('hidden', !message);
+}
+
+function setLive(ok, text) {
+  $('live').classList.toggle('off', !ok);
+  $('live-text').textContent = text;
+}
+
+function handleFailure(error) {
+  if (error instanceof AuthRequiredError) {
+    state.authBlocked = true;
+    $('auth-banner').classList.remove('hidden');
+    setLive(false, 'Token needed');
+    $('token-input').focus();
+    return;
+  }
+  showError(error.message);
+  setLive(false, 'Server unreachable — retrying');
+}
+
+function filters() {
+  return { status: state.status, kind: state.kind, since: state.since ? new Date(Date.now() - Number(state.since)).toISOString() : undefined, limit: 50 };
+}
+
+async function refreshList() {
+  const page = await api.tasks(filters());
+  state.tasks = page.tasks;
+  if (!state.older.length) state.cursor = page.nextCursor;
+  state.pollMs = page.pollIntervalMs;
+  renderCounts($('counts'), page.counts, state.status, (status) => {
+    state.status = status;
+    state.older = [];
+    tick();
+  });
+  const seen = new Set(state.tasks.map((t) => t.taskId));
+  const all = [...state.tasks, ...state.older.filter((t) => !seen.has(t.taskId))];
+  renderRows($('task-rows'), all, { selectedId: state.selected, onOpen: open, onCancel: cancel });
+  $('tasks-empty').classList.toggle('hidden', all.length > 0);
+  $('load-more').classList.toggle('hidden', !state.cursor);
+}
+
+async function refreshDetail() {
+  if (!state.selected) return;
+  const detail = await api.task(state.selected);
+  let month;
+  if (detail.reflow) {
+    const key = `${detail.reflow.month}|${detail.task.taskId}|${detail.task.status}`; // bookings change only when a task ends
+    if (!state.monthCache.has(key)) {
+      const [rooms, bookings] = await Promise.all([api.rooms(), api.bookings(detail.reflow.month)]);
+      state.monthCache.clear();
+      state.monthCache.set(key, { rooms, bookings: bookings.bookings });
+    }
+    month = state.monthCache.get(key);
+    $('site-name').textContent = month.rooms.site ? `${month.rooms.site.name} · ${month.rooms.site.timezone}` : 'Operator console';
+  }
+  renderDetail($('detail'), detail, month, { onCancel: cancel });
+}
+
+/** One round: list and open task, then wait the server's poll interval. */
+async function tick() {
+  clearTimeout(state.timer);
+  if (state.authBlocked || document.hidden) return; // a hidden tab stops asking; visibilitychange resumes it
+  try {
+    await refreshList();
+    await refreshDetail();
+    showError('');
+    $('auth-banner').classList.add('hidden');
+    setLive(true, `Live · every ${state.pollMs >= 1000 ? `${(state.pollMs / 1000).toFixed(state.pollMs % 1000 ? 1 : 0)} s` : `${state.pollMs} ms`}`);
+  } catch (error) {
+    if (error?.code === 'RFL_UNKNOWN_TASK') {
+      state.selected = null;
+      location.hash = '';
+      showError(error.message);
+    } else handleFailure(error);
+  }
+  if (!state.authBlocked) state.timer = setTimeout(tick, Math.max(250, state.pollMs));
+}
+
+function open(taskId) {
+  if (state.selected === taskId) return;
+  location.hash = `task=${taskId}`;
+}
+
+async function cancel(taskId) {
+  try {
+    await api.cancel(taskId);
+  } catch (error) {
+    if (error?.code !== 'RFL_TASK_FINISHED') return handleFailure(error);
+    showError(error.message);
+  }
+  tick();
+}
+
+function route() {
+  const match = /^#task=(tsk_[0-9a-zA-Z]+)$/.exec(location.hash);
+  state.selected = match ? match[1] : null;
+  if (!state.selected) renderPlaceholder($('detail'));
+  tick();
+}
+
+$('token-input').value = token.get();
+$('token-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  token.set($('token-input').value.trim());
+  state.authBlocked = false;
+  tick();
+});
+$('token-clear').addEventListener('click', () => {
+  token.set('');
+  $('token-input').value = '';
+  state.authBlocked = false;
+  tick();
+});
+$('filter-kind').addEventListener('change', (e) => {
+  state.kind = e.target.value.trim();
+  state.older = [];
+  tick();
+});
+$('filter-since').addEventListener('change', (e) => {
+  state.since = e.target.value;
+  state.older = [];
+  tick();
+});
+$('load-more').addEventListener('click', async () => {
+  try {
+    const page = await api.tasks({ ...filters(), cursor: state.cursor });
+    state.older.push(...page.tasks);
+    state.cursor = page.nextCursor;
+    tick();
+  } catch (error) {
+    handleFailure(error);
+  }
+});
+window.addEventListener('hashchange', route);
+document.addEventListener('visibilitychange', () => !document.hidden && tick());
+route();

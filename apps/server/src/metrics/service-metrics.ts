@@ -1,0 +1,86 @@
+import { taskListQueries, TASK_STATUSES, type Connection, type Queries } from '@reflow/db';
+import type { TaskEngine, WorkerPool } from '@reflow/tasks';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Seconds: a reflow solve takes from tens of milliseconds to minutes. */
+const DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/**
+ * The process's metrics in one registry of its own (tests run several servers in one process).
+ * Durations are observed as they happen; task counts, queue and pool are read at scrape time.
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'reflow_' });
+  return {
+    registry,
+    solveSeconds: new Histogram({
+      name: 'reflow_solve_duration_seconds',
+      help: 'Time a reflow spent solving in a worker thread, snapshot sent to plan returned',
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+    applySeconds: new Histogram({
+      name: 'reflow_apply_duration_seconds',
+      help: 'Time a reflow spent applying its plan (moves, audit and terminal state in one transaction)',
+      buckets: DURATION_BUCKETS,
+      registers: [registry],
+    }),
+    httpRequests: new Counter({
+      name: 'reflow_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status code',
+      labelNames: ['route', 'method', 'status'] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Gauges read from the database and the pool when Prometheus scrapes. */
+export function watchServices(metrics: Metrics, services: { connection: Connection; queries: Queries; pool: WorkerPool; engine: TaskEngine }): void {
+  const registers = [metrics.registry];
+  const list = taskListQueries(services.connection.db);
+  new Gauge({
+    name: 'reflow_tasks',
+    help: 'Live tasks (not past their time-to-live) by status',
+    labelNames: ['status'] as const,
+    registers,
+    collect() {
+      const counts = list.countsByStatus({}, Date.now());
+      for (const status of TASK_STATUSES) this.set({ status }, counts[status]);
+    },
+  });
+  new Gauge({
+    name: 'reflow_task_queue_depth',
+    help: 'Working tasks waiting for a worker (unclaimed)',
+    registers,
+    collect() {
+      this.set(services.queries.tasks.queueDepth(Date.now()));
+    },
+  });
+  new Gauge({
+    name: 'reflow_worker_pool_utilisation',
+    help: 'Solves in flight over worker threads, 0..1 (1 for an accept-only process with no workers)',
+    registers,
+    collect() {
+      this.set(services.pool.utilisation);
+    },
+  });
+  new Gauge({
+    name: 'reflow_worker_pool_size',
+    help: 'Worker threads configured',
+    registers,
+    collect() {
+      this.set(services.pool.size);
+    },
+  });
+  new Gauge({
+    name: 'reflow_task_attempts_running',
+    help: 'Task attempts this process is running now',
+    registers,
+    collect() {
+      this.set(services.engine.runningCount);
+    },
+  });
+}

@@ -1,0 +1,22 @@
+import createError from '@fastify/error';
+
+// Stable codes a program can act on; the message says what was wrong to a person.
+export const UnknownTaskError = createError<'RFL_UNKNOWN_TASK', 404, [string]>('RFL_UNKNOWN_TASK', 'No task %s (unknown or past its time-to-live)', 404);
+export const TaskAlreadyFinishedError = createError<'RFL_TASK_FINISHED', 409, [string, string]>(
+  'RFL_TASK_FINISHED',
+  'Task %s is already %s; only working tasks can be cancelled',
+  409,
+);
+export const BadFilterError = createError<'RFL_BAD_FILTER', 400, [string]>('RFL_BAD_FILTER', '%s', 400);
+export const BadRequestError = createError<'RFL_BAD_REQUEST', 400, [string]>('RFL_BAD_REQUEST', '%s', 400);
+
+/** The JSON every /api error answers with. */
+export const errorBodySchema = {
+  $id: 'ApiError',
+  type: 'object',
+  required: ['error', 'code'],
+  properties: {
+    error: { type: 'string', description: 'What was wrong, for a person' },
+    code: { type: 'string', description: 'Stable code, for a program (RFL_UNKNOWN_TASK, RFL_BAD_FILTER, …)' },
+  },
+} as const;

@@ -1,0 +1,52 @@
+import type { Queries, TaskEventRow, TaskRow } from '@reflow/db';
+import { REFLOW_KIND, type ReflowInput, type ReflowResult } from '@reflow/reflow';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A task row as the list shows it: everything but the (possibly large) result. */
+export function toTaskSummary(row: TaskRow) {
+  return {
+    taskId: row.id,
+    kind: row.kind,
+    owner: row.owner,
+    status: row.status,
+    statusMessage: row.statusMessage,
+    createdAt: iso(row.createdAt)!,
+    lastUpdatedAt: iso(row.lastUpdatedAt)!,
+    startedAt: iso(row.startedAt),
+    finishedAt: iso(row.finishedAt),
+    expiresAt: iso(row.expiresAt)!,
+    attempt: row.attempt,
+    maxAttempts: row.maxAttempts,
+    pollIntervalMs: row.pollIntervalMs,
+    input: row.input,
+  };
+}
+
+const span = (from: number | null, to: number | null) => (from !== null && to !== null ? to - from : null);
+
+/** Everything an operator needs about one task: errors first, then timings, history and, for a reflow, what moved. */
+export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Queries) {
+  return {
+    task: toTaskSummary(row),
+    error: row.error ?? null,
+    timings: { queuedMs: span(row.createdAt, row.startedAt), runMs: span(row.startedAt, row.finishedAt), totalMs: span(row.createdAt, row.finishedAt) },
+    events: events.map((e) => ({ at: iso(e.at)!, attempt: e.attempt, kind: e.kind, message: e.message, data: e.data ?? undefined })),
+    reflow: row.kind === REFLOW_KIND ? reflowDetail(row, queries) : null,
+  };
+}
+
+/**
+ * The request, and once completed its summary, moves and unresolved bookings (from the stored
+ * result: titles and local times included), with how many of each the audit tables hold for the
+ * task: the rows written in the same transaction as the moves (none for a dry run).
+ */
+function reflowDetail(row: TaskRow, queries: Queries) {
+  const input = row.input as ReflowInput;
+  const result = row.status === 'completed' && row.result ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined) : undefined;
+  const audit = { moves: queries.audit.movesOf(row.id).length, unresolved: queries.audit.unresolvedOf(row.id).length };
+  const base = { month: input.month, offlineRooms: input.offlineRooms, window: { from: input.from, to: input.to }, dryRun: input.dryRun, audit };
+  if (!result) return { ...base, summary: null, moves: [], unresolvedBookings: [] };
+  const { moves, unresolvedBookings, moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal } = result;
+  return { ...base, summary: { moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal }, moves, unresolvedBookings };
+}

@@ -1,0 +1,87 @@
+import { isTerminal, type TaskEngine } from '@reflow/tasks';
+import { taskListQueries } from '@reflow/db';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services.ts';
+import { TaskAlreadyFinishedError, UnknownTaskError } from './api-errors.ts';
+import { encodeCursor, parseTaskListQuery, taskListQuerySchema, type TaskListQuery } from './task-list-params.ts';
+import { toTaskDetail, toTaskSummary } from './task-presenter.ts';
+
+const taskIdParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200, description: 'Task id (tsk_…)' } },
+} as const;
+const errors = { 400: { $ref: 'ApiError#' }, 404: { $ref: 'ApiError#' } };
+
+/** The operator's view of every task, whoever created it: list, detail, cancel. */
+export async function taskRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
+  const { engine, connection } = options.services;
+  const list = taskListQueries(connection.db);
+  const liveTask = (engine: TaskEngine, id: string) => {
+    const row = engine.get(id);
+    if (!row) throw new UnknownTaskError(id);
+    return row;
+  };
+
+  app.get<{ Querystring: TaskListQuery }>(
+    '/tasks',
+    {
+      schema: {
+        tags: ['tasks'],
+        summary: 'List tasks, newest first, with counts per status',
+        querystring: taskListQuerySchema,
+        response: { 200: { $ref: 'TaskList#' }, 400: errors[400] },
+      },
+    },
+    async (request) => {
+      const { filter, after } = parseTaskListQuery(request.query);
+      const now = Date.now();
+      const page = list.page(filter, now, request.query.limit, after);
+      const last = page.rows.at(-1);
+      return {
+        tasks: page.rows.map(toTaskSummary),
+        counts: list.countsByStatus({ kind: filter.kind, createdSince: filter.createdSince }, now),
+        nextCursor: page.more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
+        pollIntervalMs: engine.pollIntervalMs(),
+      };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/tasks/:id',
+    {
+      schema: {
+        tags: ['tasks'],
+        summary: 'One task: error, timings, progress history and, for a reflow, its moves and unresolved bookings',
+        params: taskIdParams,
+        response: { 200: { $ref: 'TaskDetail#' }, ...errors },
+      },
+    },
+    async (request) => {
+      const row = liveTask(engine, request.params.id);
+      return toTaskDetail(row, engine.queries.tasks.events(row.id), options.services.queries);
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/tasks/:id/cancel',
+    {
+      schema: {
+        tags: ['tasks'],
+        summary: 'Cancel a working task; whatever its running attempt computed is discarded',
+        params: taskIdParams,
+        response: { 200: { $ref: 'TaskSummary#' }, ...errors, 409: { $ref: 'ApiError#' } },
+      },
+    },
+    async (request) => {
+      const row = liveTask(engine, request.params.id);
+      const log = request.log.child({ taskId: row.id });
+      if (isTerminal(row.status) || !engine.cancel(row.id, 'operator')) {
+        const now = engine.get(row.id) ?? row;
+        throw new TaskAlreadyFinishedError(row.id, now.status);
+      }
+      log.info({ kind: row.kind }, 'task cancelled by an operator');
+      return toTaskSummary(engine.get(row.id)!);
+    },
+  );
+}

@@ -1,0 +1,59 @@
+import { and, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { TASK_STATUSES, tasks, type TaskStatus } from '../schema/index.ts';
+import type { TaskRow } from './task-queries.ts';
+
+/** What an operator filters the task list by. Expired tasks (past their TTL) are never listed. */
+export interface TaskListFilter {
+  statuses?: TaskStatus[];
+  kind?: string;
+  /** Created at or after this instant (epoch ms). */
+  createdSince?: number;
+}
+
+/** Position after the last row of a page: newest first, so (createdAt, id) descending. */
+export interface TaskListCursor {
+  createdAt: number;
+  id: string;
+}
+
+export function taskListQueries(db: Db) {
+  const where = (filter: TaskListFilter, now: number): SQL[] => [
+    gt(tasks.expiresAt, now),
+    ...(filter.statuses?.length ? [inArray(tasks.status, filter.statuses)] : []),
+    ...(filter.kind ? [eq(tasks.kind, filter.kind)] : []),
+    ...(filter.createdSince !== undefined ? [gte(tasks.createdAt, filter.createdSince)] : []),
+  ];
+
+  return {
+    /** One page of tasks, newest first; `limit + 1` rows are read so the caller knows if more follow. */
+    page(filter: TaskListFilter, now: number, limit: number, after?: TaskListCursor): { rows: TaskRow[]; more: boolean } {
+      const before = after
+        ? or(lt(tasks.createdAt, after.createdAt), and(eq(tasks.createdAt, after.createdAt), lt(tasks.id, after.id)))
+        : undefined;
+      const rows = db
+        .select()
+        .from(tasks)
+        .where(and(...where(filter, now), before))
+        .orderBy(desc(tasks.createdAt), desc(tasks.id))
+        .limit(limit + 1)
+        .all();
+      return { rows: rows.slice(0, limit), more: rows.length > limit };
+    },
+
+    /** Live tasks per status under the same filter (the status filter aside): every status present, zeros included. */
+    countsByStatus(filter: Omit<TaskListFilter, 'statuses'>, now: number): Record<TaskStatus, number> {
+      const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
+      const rows = db
+        .select({ status: tasks.status, n: sql<number>`count(*)` })
+        .from(tasks)
+        .where(and(...where(filter, now)))
+        .groupBy(tasks.status)
+        .all();
+      for (const row of rows) counts[row.status] = row.n;
+      return counts;
+    },
+  };
+}
+
+export type TaskListQueries = ReturnType<typeof taskListQueries>;
