@@ -5,6 +5,10 @@ import { dirname } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { runDemo } from './commands/demo.ts';
 import { runImport } from './commands/import.ts';
+import { runCall } from './commands/call.ts';
+import { runCancel } from './commands/cancel.ts';
+import { runMcp } from './commands/mcp.ts';
+import { runResume } from './commands/resume.ts';
 import { tasksCommand } from './commands/tasks.ts';
 
 const positiveInt = (value: string) => {
@@ -12,6 +16,20 @@ const positiveInt = (value: string) => {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
   return n;
 };
+
+const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
+  return n;
+};
+
+/** Options every MCP-client command shares. */
+const clientOptions = (command: Command) =>
+  command
+    .option('--url <url>', 'the server\'s /mcp URL; a bare server URL gets /mcp (default: $REFLOW_URL or http://127.0.0.1:3000/mcp)')
+    .option('--token <token>', 'bearer token sent as Authorization (default: $REFLOW_TOKEN); never written to the state file')
+    .option('--state-file <path>', 'where task handles are kept (default: $REFLOW_STATE_FILE or ~/.reflow/tasks.json)')
+    .option('--json', 'print one JSON object per task on stdout instead of tables');
 
 const program = new Command('reflow').description('Studio reflow: durable MCP tasks that move bookings out of offline rooms');
 
@@ -37,6 +55,43 @@ program
     process.exitCode = runImport(file, { ...options, database: path });
   });
 
+clientOptions(
+  program
+    .command('call')
+    .description('Call reflow_month as an MCP client that declares the Tasks extension; save the handle, poll, print the result')
+    .requiredOption('--month <YYYY-MM>', 'the month to reflow')
+    .requiredOption('--offline <rooms...>', 'room ids going offline (space- or comma-separated)')
+    .option('--from <YYYY-MM-DD>', 'first offline day (default: the 1st)')
+    .option('--to <YYYY-MM-DD>', 'last offline day, inclusive (default: the month\'s last day)')
+    .option('--dry-run', 'solve and report, but write nothing'),
+).action(async (options) => {
+  process.exitCode = await runCall(options);
+});
+
+clientOptions(
+  program
+    .command('resume')
+    .argument('[taskId]', 'one task (default: every unfinished task in the state file)')
+    .description('Finish waiting for tasks a killed or interrupted `reflow call` left behind'),
+).action(async (taskId, options) => {
+  process.exitCode = await runResume(taskId, options);
+});
+
+clientOptions(program.command('cancel').argument('<taskId>', 'the task to cancel').description('Cancel a task; a cancelled reflow moves nothing')).action(
+  async (taskId, options) => {
+    process.exitCode = await runCancel(taskId, options);
+  },
+);
+
+program
+  .command('mcp')
+  .description('Serve the same tools over stdio (for hosts that launch MCP servers as processes); logs go to stderr')
+  .option('--stdio', 'serve over stdio (the default and only transport of this command)')
+  .option('--database <path>', 'database file (default: $DATABASE_PATH or ./data/reflow.db)')
+  .option('--workers <n>', 'worker threads (default: $WORKERS or 2)', nonNegativeInt)
+  .action(async (options) => {
+    process.exitCode = await runMcp(options);
+  });
 program.addCommand(tasksCommand());
 
 await program.parseAsync();

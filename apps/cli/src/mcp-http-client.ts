@@ -15,6 +15,16 @@ export class McpError extends Error {
   }
 }
 
+/** The server answered with an HTTP error that carries no JSON-RPC error (auth, limits, a proxy). */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super(`HTTP ${status}${body ? `: ${body}` : ''}`);
+  }
+}
+
 export interface McpHttpClientOptions {
   url: string;
   token?: string;
@@ -66,7 +76,15 @@ async function readMessage(response: Response): Promise<{ result?: unknown; erro
   const text = await response.text();
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     if (!text) throw new McpError(-32603, `HTTP ${response.status} with an empty body`);
-    return JSON.parse(text);
+    let parsed: { result?: unknown; error?: { code: number; message: string; data?: unknown } };
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new HttpError(response.status, text.slice(0, 200));
+    }
+    // A gateway or auth layer answers in plain HTTP (401, 413, 429…), not JSON-RPC.
+    if (!response.ok && !parsed.error) throw new HttpError(response.status, text.slice(0, 200));
+    return parsed;
   }
   const frames = text
     .split(/\r?\n\r?\n/)

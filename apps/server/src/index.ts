@@ -3,3 +3,4 @@ export { loadConfig, configSchema, type Config } from './config.ts';
 export { startServer, type RunningServer } from './start-server.ts';
 export { buildApp, VERSION } from './app.ts';
 export { createServices, type Services } from './services.ts';
+export { startStdioServer, type StdioServer } from './serve-stdio.ts';

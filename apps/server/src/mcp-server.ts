@@ -1,28 +1,33 @@
-import { McpServer, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
-import { TasksExtension } from '@reflow/mcp-tasks';
+import { McpServer, ProtocolError, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
+import { LegacyTasks, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
 import {
   listBookings,
   listBookingsArgsSchema,
   listRooms,
   REFLOW_KIND,
-  reflowArgsSchema,
-  reflowResultSchema,
   ReflowInputError,
   resolveReflowArgs,
 } from '@reflow/reflow';
-import { OwnedTaskStore, toTaskView } from '@reflow/tasks';
+import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
 import type { Services } from './services.ts';
+import { ListedTaskStore } from './tools/listed-task-store.ts';
+import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
+import { registerTaskStatusTools } from './tools/task-status-tools.ts';
 
 const REFLOW_DESCRIPTION =
   'Move every confirmed booking out of rooms going offline for some days of a month: to another room or a nearby time ' +
   'within each booking\'s flex, maximising how many move, then minimising how far. Long-running: clients that declare ' +
-  'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get.';
+  'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get. Without a task protocol, ' +
+  'pass background:true to get the task id at once, then call reflow_status {taskId} until it completes (reflow_cancel stops it).';
+
+/** Who is asking: tasks belong to the principal that created them, whichever way they are read. */
+const principalOf = (ctx: ServerContext) => ctx.http?.authInfo?.clientId ?? 'anonymous';
 
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
 export function mcpServerFactory(services: Services, version: string) {
-  const store = new OwnedTaskStore(services.engine);
-  return (_ctx: McpRequestContext) => {
+  const store = new ListedTaskStore(services.engine);
+  return (ctx: McpRequestContext) => {
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(
       'list_rooms',
@@ -40,20 +45,21 @@ export function mcpServerFactory(services: Services, version: string) {
         return { content: [{ type: 'text', text: `${result.bookings.length} bookings` }], structuredContent: result };
       },
     );
-    const tasks = new TasksExtension({ store });
-    tasks.tool('reflow_month', {
+    registerTaskStatusTools(mcp, store, principalOf);
+    const reflowMonth: TaskToolDefinition<z.infer<typeof reflowToolArgsSchema>> = {
       title: 'Reflow a month',
       description: REFLOW_DESCRIPTION,
-      inputSchema: reflowArgsSchema,
-      outputSchema: reflowResultSchema,
-      start: (args, call) => {
+      inputSchema: reflowToolArgsSchema,
+      outputSchema: reflowToolOutputSchema,
+      start: ({ background: _, ...args }, call) => {
         const input = guard(() => resolveReflowArgs(args, services.queries));
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
       },
-      run: async (args, call) => {
+      run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
         const input = guard(() => resolveReflowArgs(args, services.queries));
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
+        if (background) return backgroundAnswer(toTaskView(task));
         void call.reportProgress(task.statusMessage ?? 'Queued');
         const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
         if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
@@ -61,10 +67,24 @@ export function mcpServerFactory(services: Services, version: string) {
         if (done.status === 'failed') throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
         return { content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }], isError: true };
       },
-    });
+    };
+    // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
+    const tasks = ctx.era === 'legacy' ? new LegacyTasks({ store, principal: principalOf }) : new TasksExtension({ store, principal: principalOf });
+    tasks.tool('reflow_month', reflowMonth);
     tasks.attach(mcp);
     return mcp;
   };
+}
+
+/** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */
+function backgroundAnswer(task: ReturnType<typeof toTaskView>) {
+  const wait = Math.max(1, Math.round((task.pollIntervalMs ?? 1000) / 1000));
+  const text =
+    `Started reflow task ${task.taskId} in the background (${task.statusMessage ?? 'queued'}). ` +
+    `Call reflow_status with {"taskId":"${task.taskId}"} in about ${wait} s, and again while it says working; ` +
+    `reflow_cancel with the same id stops it.`;
+  const background = { taskId: task.taskId, status: task.status, statusMessage: task.statusMessage, pollIntervalMs: task.pollIntervalMs, ttlMs: task.ttlMs };
+  return { content: [{ type: 'text' as const, text }], structuredContent: { background } };
 }
 
 /** Domain input errors become tool errors with the message that names what was wrong. */

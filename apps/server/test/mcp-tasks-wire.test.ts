@@ -115,7 +115,7 @@ describe('MCP Tasks extension on the wire', () => {
     const { body } = await rpc(server.mcpUrl, 'tools/list');
     const tool = body.result.tools.find((t: { name: string }) => t.name === 'reflow_month');
     assert.ok(tool.outputSchema?.properties?.moved);
-    assert.deepEqual(new Set(body.result.tools.map((t: { name: string }) => t.name)), new Set(['list_rooms', 'list_bookings', 'reflow_month']));
+    assert.deepEqual(new Set(body.result.tools.map((t: { name: string }) => t.name)), new Set(['list_rooms', 'list_bookings', 'reflow_month', 'reflow_status', 'reflow_cancel']));
   });
 
   test('tasks/cancel acks, the task shows cancelled, and cancelling again still acks', async () => {

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../connection.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
@@ -292,6 +292,18 @@ export function taskQueries(db: Db) {
         .from(tasks)
         .where(and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), live(now)))
         .get()!.n;
+    },
+
+    /** One owner's live tasks, newest first, a page at a time (`before`: the last row of the previous page). */
+    listForOwner(owner: string, now: number, limit: number, before?: { createdAt: number; id: string }): TaskRow[] {
+      const after = before ? or(lt(tasks.createdAt, before.createdAt), and(eq(tasks.createdAt, before.createdAt), lt(tasks.id, before.id))) : undefined;
+      return db
+        .select()
+        .from(tasks)
+        .where(and(eq(tasks.owner, owner), live(now), after))
+        .orderBy(desc(tasks.createdAt), desc(tasks.id))
+        .limit(limit)
+        .all();
     },
 
     events(taskId: string): TaskEventRow[] {

@@ -1,0 +1,44 @@
+import Table from 'cli-table3';
+
+interface ReflowSummary {
+  moved: number;
+  unresolved: number;
+  affected: number;
+  applied: boolean;
+  month?: string;
+  offlineRooms?: string[];
+  window?: { from: string; to: string };
+  totalShiftMinutes: number;
+  movedBound?: number;
+  optimal?: { moved: boolean; shift: boolean };
+  moves: { bookingId: string; title: string; fromRoom: string; toRoom: string; fromStart: string; toStart: string; shiftMinutes: number }[];
+  unresolvedBookings: { bookingId: string; title: string; code?: string; reason: string }[];
+}
+
+const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
+const isReflow = (sc: Record<string, unknown>): sc is Record<string, unknown> & ReflowSummary =>
+  Array.isArray(sc.moves) && Array.isArray(sc.unresolvedBookings) && typeof sc.moved === 'number';
+
+/** A reflow result as a person reads it: a summary, the moves, and what needs rebooking and why. */
+export function renderResult(structured: Record<string, unknown> | undefined, text: string | undefined): string {
+  if (!structured || !isReflow(structured)) return text ?? JSON.stringify(structured, null, 2);
+  const r = structured;
+  const lines: string[] = [];
+  const scope = r.window ? ` in ${r.offlineRooms?.join(', ')}, ${r.window.from} to ${r.window.to}` : '';
+  lines.push(`${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings${scope}; ${r.unresolved} ${r.applied ? 'need' : 'would need'} rebooking${r.applied ? '' : ' (dry run: nothing was written)'}.`);
+  const proof = r.optimal ? `moved count ${r.optimal.moved ? 'proven optimal' : `at most ${r.movedBound}`}, shift ${r.optimal.shift ? 'proven optimal' : 'best found'}` : '';
+  lines.push(`Total shift ${r.totalShiftMinutes} min${proof ? `; ${proof}` : ''}.`);
+  if (r.moves.length) {
+    const moves = new Table({ head: ['booking', 'from', 'to', 'shift', 'title'], style: { head: [], border: [] }, wordWrap: true, colWidths: [null, null, null, null, 40] as never });
+    for (const m of r.moves) {
+      moves.push([m.bookingId, `${when(m.fromStart)} ${m.fromRoom}`, `${when(m.toStart)} ${m.toRoom}`, m.shiftMinutes ? `${m.shiftMinutes > 0 ? '+' : ''}${m.shiftMinutes} min` : '', m.title]);
+    }
+    lines.push('', 'Moves', moves.toString());
+  }
+  if (r.unresolvedBookings.length) {
+    const open = new Table({ head: ['booking', 'title', 'why it could not move'], style: { head: [], border: [] }, wordWrap: true, colWidths: [null, 30, 60] as never });
+    for (const u of r.unresolvedBookings) open.push([u.bookingId, u.title, u.reason]);
+    lines.push('', 'Needs rebooking', open.toString());
+  }
+  return lines.join('\n');
+}

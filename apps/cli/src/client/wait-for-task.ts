@@ -1,0 +1,44 @@
+import type { McpHttpClient } from '../mcp-http-client.ts';
+import { EXIT, type ExitCode } from './exit-codes.ts';
+import { pollTask } from './poll-task.ts';
+import { ProgressLine } from './progress-line.ts';
+import { reportExpired, reportTask, type OutputOptions } from './report-outcome.ts';
+import type { SavedTask, StateFile } from './state-file.ts';
+
+/**
+ * Waits for a task the state file already holds, keeping the file's status in step, and prints how
+ * it ended. Ctrl-C stops waiting, not the task: it stays in the state file for `reflow resume`.
+ */
+export async function waitForTask(client: McpHttpClient, saved: SavedTask, state: StateFile, out: OutputOptions): Promise<ExitCode> {
+  const line = new ProgressLine(`${saved.taskId.slice(0, 12)}…`);
+  line.update(saved.statusMessage ?? 'working');
+  const stop = new AbortController();
+  const onSignal = () => stop.abort(new Error('interrupted'));
+  process.once('SIGINT', onSignal);
+  try {
+    const outcome = await pollTask(client, saved.taskId, {
+      pollIntervalMs: saved.pollIntervalMs,
+      signal: stop.signal,
+      onUpdate: (task) => task.status === 'working' && line.update(task.statusMessage),
+    });
+    if (outcome.kind === 'expired') {
+      line.done(false, 'expired');
+      state.mark(saved.taskId, 'expired');
+      return reportExpired(saved.taskId, outcome.message, out);
+    }
+    if (outcome.kind === 'unreachable') {
+      line.pause(`server unreachable (${outcome.error.message}); resume with: reflow resume ${saved.taskId}`);
+      return EXIT.interrupted;
+    }
+    const task = outcome.task;
+    line.done(task.status === 'completed', `${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
+    state.mark(task.taskId, task.status, task.statusMessage);
+    return reportTask(task, out);
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+    line.pause(`stopped waiting; the task goes on. Resume with: reflow resume ${saved.taskId}`);
+    return EXIT.interrupted;
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+}

@@ -1,0 +1,19 @@
+import { loadConfig, startStdioServer } from '@reflow/server-app';
+
+export interface McpOptions {
+  database?: string;
+  workers?: number;
+}
+
+/** `reflow mcp`: serves the tools over stdio until the host closes stdin. Configuration as for `npm start`. */
+export async function runMcp(options: McpOptions): Promise<number> {
+  const config = loadConfig({
+    ...process.env,
+    ...(options.database ? { DATABASE_PATH: options.database } : {}),
+    ...(options.workers !== undefined ? { WORKERS: String(options.workers) } : {}),
+  });
+  const server = startStdioServer(config);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void server.close().then(() => process.exit(0)));
+  await server.closed;
+  return 0;
+}

@@ -1,0 +1,39 @@
+import { EXIT, type ExitCode } from '../client/exit-codes.ts';
+import { isUnfinished, StateFile, stateFilePath, type SavedTask } from '../client/state-file.ts';
+import { waitForTask } from '../client/wait-for-task.ts';
+import { clientFor, mcpEndpoint, serverUrl, type ConnectionOptions } from './call.ts';
+
+/**
+ * `reflow resume [TASK_ID]`: finishes waiting for tasks a killed or interrupted client left in the
+ * state file (all unfinished ones, or one). `--url` overrides the saved server address.
+ */
+export async function runResume(taskId: string | undefined, options: ConnectionOptions): Promise<ExitCode> {
+  const state = new StateFile(stateFilePath(options.stateFile));
+  let todo: SavedTask[];
+  if (taskId) {
+    const saved = state.find(taskId);
+    if (!saved) {
+      // A task id from elsewhere (another machine, a log): follow it at --url and remember it from now on.
+      const url = serverUrl(options);
+      const now = new Date().toISOString();
+      todo = [{ taskId, url, tool: 'reflow_month', arguments: {}, ttlMs: null, pollIntervalMs: 0, createdAt: now, status: 'working', updatedAt: now }];
+      state.upsert(todo[0]);
+    } else todo = [saved];
+  } else {
+    todo = state.read().filter(isUnfinished);
+    if (todo.length === 0) {
+      if (!options.json) process.stderr.write(`No unfinished tasks in ${state.path}\n`);
+      return EXIT.completed;
+    }
+  }
+  let worst: ExitCode = EXIT.completed;
+  for (const saved of todo) {
+    const url = options.url ? mcpEndpoint(options.url) : saved.url;
+    if (url !== saved.url) state.upsert({ ...saved, url });
+    process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
+    const code = await waitForTask(clientFor(url, options), { ...saved, url }, state, options);
+    worst = Math.max(worst, code) as ExitCode;
+    if (code === EXIT.interrupted) break;
+  }
+  return worst;
+}

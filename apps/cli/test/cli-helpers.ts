@@ -1,0 +1,52 @@
+// Helpers for driving `reflow` as a child process against real in-process servers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
+
+export const root = fileURLToPath(new URL('../../../', import.meta.url));
+export const bin = join(root, 'apps/cli/bin/reflow.mjs');
+
+export const scratch = () => mkdtempSync(join(tmpdir(), 'reflow-cli-client-'));
+
+/** A real server on a random loopback port over `databasePath` (created and seeded when new). */
+export async function server(databasePath: string, env: Record<string, string> = {}): Promise<RunningServer & { mcpUrl: string }> {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: 'silent', ...env });
+  const running = await startServer(config, pino({ level: 'silent' }));
+  return { ...running, mcpUrl: `${running.url}/mcp` };
+}
+
+export interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `reflow …` without blocking this process (the servers under test live in it). */
+export function reflow(args: string[], env: Record<string, string> = {}): Run {
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, REFLOW_STATE_FILE: '', ...env } });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  void exited.then(() => clearTimeout(timer));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Polls `check` until it returns a value, bounded by `timeoutMs`. */
+export async function until<T>(what: string, check: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}

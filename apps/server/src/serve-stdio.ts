@@ -1,0 +1,35 @@
+// `reflow mcp`: the same tools over stdio, for hosts that launch MCP servers as processes. The same
+// database and worker pool as the HTTP server (createServices); stdout carries only MCP messages,
+// so every log line goes to stderr.
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import pino, { type Logger } from 'pino';
+import { VERSION } from './app.ts';
+import type { Config } from './config.ts';
+import { mcpServerFactory } from './mcp-server.ts';
+import { createServices } from './services.ts';
+
+export interface StdioServer {
+  /** Resolves when the host closed the connection (stdin ended) and everything was shut down. */
+  closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startStdioServer(config: Config, logger: Logger = pino({ level: config.LOG_LEVEL }, pino.destination(2))): StdioServer {
+  const services = createServices(config, logger);
+  const handle = serveStdio(mcpServerFactory(services, VERSION), {
+    onerror: (error) => logger.warn({ err: error }, 'stdio connection error'),
+  });
+  logger.info({ database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow serving MCP over stdio');
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await handle.close().catch(() => {});
+      await services.close();
+    })());
+  // The stdio binding: a server exits promptly once its host closes stdin.
+  const closed = new Promise<void>((resolve) => {
+    process.stdin.once('end', () => void close().then(resolve));
+    process.stdin.once('close', () => void close().then(resolve));
+  });
+  return { closed, close };
+}

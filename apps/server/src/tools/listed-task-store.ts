@@ -1,0 +1,38 @@
+import type { LegacyTaskStore } from '@reflow/mcp-tasks';
+import { OwnedTaskStore, toTaskView, type TaskEngine } from '@reflow/tasks';
+
+/**
+ * The owner-keyed task store, plus the paged listing the 2025-11-25 task API offers (tasks/list).
+ * A cursor is opaque to clients: the position (creation time, id) of the last task of a page.
+ */
+export class ListedTaskStore extends OwnedTaskStore implements LegacyTaskStore {
+  readonly #engine: TaskEngine;
+
+  constructor(engine: TaskEngine) {
+    super(engine);
+    this.#engine = engine;
+  }
+
+  list(principal: string, page: { cursor?: string; limit: number }) {
+    const before = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
+    if (page.cursor !== undefined && !before) return undefined;
+    const rows = this.#engine.queries.tasks.listForOwner(principal, Date.now(), page.limit + 1, before);
+    const shown = rows.slice(0, page.limit);
+    const last = shown.at(-1);
+    return {
+      tasks: shown.map(toTaskView),
+      ...(rows.length > page.limit && last ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) } : {}),
+    };
+  }
+}
+
+const encodeCursor = (at: { createdAt: number; id: string }) => Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    return Number.isInteger(createdAt) && typeof id === 'string' ? { createdAt: createdAt as number, id } : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,147 @@
+import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import type { TaskStore, TaskView } from './task-store.ts';
+import type { TaskToolDefinition, ToolCall } from './tasks-extension.ts';
+import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
+
+/** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
+export interface LegacyTaskStore extends TaskStore {
+  /** Newest first. Throws (or returns undefined) for a cursor it did not issue. */
+  list(principal: string, page: { cursor?: string; limit: number }): { tasks: TaskView[]; nextCursor?: string } | undefined;
+}
+
+export interface LegacyTasksOptions {
+  store: LegacyTaskStore;
+  principal?: (ctx: ServerContext) => string;
+  /** tasks/list page size. */
+  pageSize?: number;
+  /** How often tasks/result re-reads a task it is waiting on (it blocks until the task settles). */
+  resultPollMs?: number;
+}
+
+const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).passthrough();
+const ListParams = z.object({ cursor: z.string().max(500).optional() }).passthrough();
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+type Handler = (request: any, ctx: ServerContext) => Promise<any>;
+
+/**
+ * The 2025-11-25 task API for 2025-era clients, over the same durable store as the SEP-2663
+ * extension: `params.task` on tools/call creates a task (CreateTaskResult with a nested `task`),
+ * tasks/get, tasks/result (blocks until the task settles), tasks/list (the caller's tasks only)
+ * and tasks/cancel. Task tools advertise `execution.taskSupport: "optional"`; a call without
+ * `params.task` is answered synchronously. Attach once per legacy-era server, before connecting.
+ */
+export class LegacyTasks {
+  readonly #o: Required<Omit<LegacyTasksOptions, 'principal'>> & { principal: (ctx: ServerContext) => string };
+  readonly #tools = new Map<string, TaskToolDefinition<any>>();
+  readonly #attached = new WeakSet<McpServer>();
+
+  constructor(options: LegacyTasksOptions) {
+    this.#o = { pageSize: 50, resultPollMs: 200, principal: (ctx) => ctx.http?.authInfo?.clientId ?? 'anonymous', ...options };
+  }
+
+  tool<Args>(name: string, definition: TaskToolDefinition<Args>): this {
+    if (this.#tools.has(name)) throw new Error(`task tool ${name} is already declared`);
+    this.#tools.set(name, definition);
+    return this;
+  }
+
+  attach(mcp: McpServer): void {
+    if (this.#attached.has(mcp)) return;
+    if (mcp.isConnected()) throw new Error('attach the 2025-11-25 task API before connecting the server');
+    const server = mcp.server;
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']) server.assertCanSetRequestHandler(method);
+    for (const [name, tool] of this.#tools) {
+      const registered = mcp.registerTool(
+        name,
+        { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
+        (args: unknown, ctx: ServerContext) => tool.run(args, this.#call(ctx)),
+      );
+      registered.execution = { taskSupport: 'optional' };
+    }
+    this.#routeTaskCalls(server);
+
+    server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) => legacyTask(await this.#visible(params.taskId, ctx)));
+    server.setRequestHandler('tasks/result', { params: TaskIdParams }, async (params, ctx) => this.#result(params.taskId, ctx));
+    server.setRequestHandler('tasks/list', { params: ListParams.optional() }, async (params, ctx) => {
+      let page: ReturnType<LegacyTaskStore['list']>;
+      try {
+        page = this.#o.store.list(this.#o.principal(ctx), { cursor: params?.cursor, limit: this.#o.pageSize });
+      } catch {
+        page = undefined;
+      }
+      if (!page) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${params?.cursor}`);
+      return { tasks: page.tasks.map(legacyTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    });
+    server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {
+      const principal = this.#o.principal(ctx);
+      const task = await this.#visible(params.taskId, ctx);
+      if (TERMINAL.has(task.status))
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${params.taskId}: it already ended ${task.status}`);
+      await this.#o.store.cancel(params.taskId, principal);
+      return legacyTask((await this.#o.store.get(params.taskId, principal)) ?? task);
+    });
+    server.registerCapabilities({ tasks: LEGACY_TASKS_CAPABILITY } as never);
+    this.#attached.add(mcp);
+  }
+
+  /** Task-augmented calls (params.task) to declared task tools are answered here; everything else by McpServer. */
+  #routeTaskCalls(server: McpServer['server']): void {
+    const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler('tools/call');
+    if (!inner) throw new Error('no tools/call handler to route from');
+    server.removeRequestHandler('tools/call');
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const params = request.params as { name: string; arguments?: unknown; task?: unknown };
+      if (params.task === undefined) return inner(request, ctx);
+      const tool = this.#tools.get(params.name);
+      if (!tool) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${params.name} does not support task-augmented calls`);
+      const parsed = tool.inputSchema.safeParse(params.arguments ?? {});
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${params.name}: ${problems}`);
+      }
+      let task: TaskView;
+      try {
+        task = await tool.start(parsed.data, this.#call(ctx));
+      } catch (error) {
+        if (error instanceof ProtocolError) throw error;
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+      }
+      const immediate = `Started task ${task.taskId} (${task.statusMessage ?? task.status}); the result follows when it completes.`;
+      return legacyCreateTaskResult(task, immediate) as never;
+    });
+  }
+
+  /** tasks/result: blocks until the task settles, then answers exactly what the call would have. */
+  async #result(taskId: string, ctx: ServerContext) {
+    let task = await this.#visible(taskId, ctx);
+    while (!TERMINAL.has(task.status)) {
+      await sleep(this.#o.resultPollMs, undefined, { signal: ctx.mcpReq.signal });
+      task = await this.#visible(taskId, ctx);
+    }
+    if (task.status === 'failed') throw new ProtocolError(task.error?.code ?? ProtocolErrorCode.InternalError, task.error?.message ?? 'Task failed', task.error?.data);
+    if (task.status === 'cancelled')
+      return withRelatedTask({ content: [{ type: 'text', text: `Task ${taskId} was cancelled` }], isError: true }, taskId);
+    return withRelatedTask(task.result ?? { content: [] }, taskId);
+  }
+
+  #call(ctx: ServerContext): ToolCall {
+    const token = ctx.mcpReq._meta?.progressToken;
+    let progress = 0;
+    return {
+      principal: this.#o.principal(ctx),
+      signal: ctx.mcpReq.signal,
+      reportProgress: async (message) => {
+        if (token === undefined) return;
+        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } });
+      },
+    };
+  }
+
+  async #visible(taskId: string, ctx: ServerContext): Promise<TaskView> {
+    const task = await this.#o.store.get(taskId, this.#o.principal(ctx));
+    if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found or expired: ${taskId}`);
+    return task;
+  }
+}
