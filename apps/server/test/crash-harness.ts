@@ -22,6 +22,16 @@ export interface ServerProcess {
   output(): string;
 }
 
+/** The process ended before it was listening (with the apply fault armed, a leftover task can do that). */
+export class ServerExitedEarly extends Error {
+  constructor(
+    readonly how: string,
+    output: string,
+  ) {
+    super(`server exited (${how}) before listening:\n${output.slice(-3000)}`);
+  }
+}
+
 /**
  * Starts the server the way a person does: `npm start` (or, with `direct`, the same entry through
  * node --import tsx, which skips npm's own start-up cost) on `databasePath`, on a free port.
@@ -50,7 +60,7 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    void exited.then((how) => reject(new Error(`server exited (${how}) before listening:\n${out.slice(-3000)}`)));
+    void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
   const deadline = sleep(30_000).then(() => {
     throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
