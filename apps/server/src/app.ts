@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
+import { CreationLimits } from './auth/creation-limits.ts';
+import { listSetting, registerSecurity } from './auth/security.ts';
+import { loadTokenTable, type TokenTable } from './auth/token-table.ts';
 import type { Config } from './config.ts';
 import { addMetricsRoutes } from './metrics/metrics-routes.ts';
 import { addDocsRoutes } from './routes/docs.ts';
@@ -13,7 +16,7 @@ import type { Services } from './services.ts';
 export const VERSION = '0.1.0';
 
 /** The application: routes over already-created services. Tests build it the same way the server does. */
-export async function buildApp(config: Config, services: Services, logger: PinoLogger): Promise<FastifyInstance> {
+export async function buildApp(config: Config, services: Services, logger: PinoLogger, tokens: TokenTable = loadTokenTable(config)): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -25,11 +28,25 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     reply.code(status).send({ error: status >= 500 ? 'Internal Server Error' : error.message, code: error.code });
   });
+  // First, before any route: hooks cover only routes registered after them (/mcp, /api, /ui …).
+  await registerSecurity(app, {
+    host: config.HOST,
+    tokens,
+    allowedHosts: listSetting(config.ALLOWED_HOSTS),
+    allowedOrigins: listSetting(config.ALLOWED_ORIGINS),
+    corsOrigins: listSetting(config.CORS_ORIGINS),
+  });
+  const limits = new CreationLimits({
+    queries: services.queries,
+    burst: config.TASK_RATE_BURST,
+    perMinute: config.TASK_RATE_PER_MINUTE,
+    maxActive: config.MAX_ACTIVE_TASKS_PER_PRINCIPAL,
+  });
   addMetricsRoutes(app, services.metrics);
   await addDocsRoutes(app, { version: VERSION });
   await app.register(healthRoutes, { services });
   await app.register(apiRoutes, { prefix: '/api', services });
   await app.register(uiRoutes);
-  await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES });
+  await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES, limits });
   return app;
 }

@@ -16,6 +16,29 @@ export const configSchema = z.object({
   MAX_ATTEMPTS: int(3, 1),
   LEASE_MS: int(30_000, 300),
   BODY_LIMIT_BYTES: int(1_048_576, 1024),
+  /** Bearer tokens, `principal:role:token` comma-separated (role: client | operator). */
+  AUTH_TOKENS: z.string().optional(),
+  /** A JSON file of `[{"principal","role","sha256"}]`: tokens stored as SHA-256 hex. */
+  AUTH_TOKENS_FILE: z.string().min(1).optional(),
+  /**
+   * Accept a non-loopback bind without tokens. Only for a container whose port is published on the
+   * host's loopback alone (docker-compose.yml); Host is then still held to loopback names.
+   */
+  UNAUTHENTICATED_BIND: z.stringbool().default(false),
+  /** Host header names accepted (comma-separated, no port); default: loopback names when bound to loopback or without tokens. */
+  ALLOWED_HOSTS: z.string().optional(),
+  /** Origin hostnames accepted; default: the allowed hosts and the CORS origins. */
+  ALLOWED_ORIGINS: z.string().optional(),
+  /** Origins (`https://console.example.com`) allowed cross-origin; CORS is off when empty. */
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .refine((v) => !v || v.split(',').every((o) => !o.trim() || URL.canParse(o.trim())), 'each origin must be a URL such as https://console.example.com'),
+  /** Task creation per principal: a bucket of this many, refilled at TASK_RATE_PER_MINUTE. */
+  TASK_RATE_BURST: int(10, 1),
+  TASK_RATE_PER_MINUTE: int(30, 1),
+  /** Tasks a principal may have working at once (counted in the database). */
+  MAX_ACTIVE_TASKS_PER_PRINCIPAL: int(5, 1),
   /** Imported into an empty database on first start; empty string disables. */
   SEED_FILE: z.string().optional(),
   SHUTDOWN_GRACE_MS: int(10_000, 0),

@@ -1,4 +1,4 @@
-import { McpServer, ProtocolError, type McpRequestContext, type ServerContext } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
 import { LegacyTasks, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
 import {
   listBookings,
@@ -10,6 +10,8 @@ import {
 } from '@reflow/reflow';
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
+import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
+import { callerOf } from './auth/principal-auth-info.ts';
 import type { Services } from './services.ts';
 import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
@@ -21,13 +23,15 @@ const REFLOW_DESCRIPTION =
   'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get. Without a task protocol, ' +
   'pass background:true to get the task id at once, then call reflow_status {taskId} until it completes (reflow_cancel stops it).';
 
-/** Who is asking: tasks belong to the principal that created them, whichever way they are read. */
-const principalOf = (ctx: ServerContext) => ctx.http?.authInfo?.clientId ?? 'anonymous';
-
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
-export function mcpServerFactory(services: Services, version: string) {
-  const store = new ListedTaskStore(services.engine);
+export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
   return (ctx: McpRequestContext) => {
+    // The authenticated caller (the local one when no tokens are configured, and on stdio).
+    // An authenticated operator sees every task; everyone else only their own.
+    const caller = callerOf(ctx.authInfo);
+    const principalOf = () => caller.id;
+    const store = new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local });
+    const admit = () => guard(() => limits?.admit(caller));
     const mcp = new McpServer({ name: 'studio-reflow', version });
     mcp.registerTool(
       'list_rooms',
@@ -53,11 +57,13 @@ export function mcpServerFactory(services: Services, version: string) {
       outputSchema: reflowToolOutputSchema,
       start: ({ background: _, ...args }, call) => {
         const input = guard(() => resolveReflowArgs(args, services.queries));
+        admit();
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
       },
       run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
         const input = guard(() => resolveReflowArgs(args, services.queries));
+        admit();
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
         if (background) return backgroundAnswer(toTaskView(task));
         void call.reportProgress(task.statusMessage ?? 'Queued');
@@ -92,7 +98,7 @@ function guard<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof ReflowInputError) throw new Error(`${error.code}: ${error.message}`);
+    if (error instanceof ReflowInputError || error instanceof CreationLimitError) throw new Error(`${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -1,11 +1,21 @@
 // `npm start`: the process. Reads configuration once, starts, and shuts down cleanly on SIGTERM/SIGINT.
 import pino from 'pino';
-import { loadConfig } from './config.ts';
-import { startServer } from './start-server.ts';
+import { REDACT_PATHS } from './auth/security.ts';
+import { loadConfig, type Config } from './config.ts';
+import { startServer, type RunningServer } from './start-server.ts';
 
-const config = loadConfig();
-const logger = pino({ level: config.LOG_LEVEL });
-const server = await startServer(config, logger);
+let server: RunningServer;
+let logger: pino.Logger;
+let config: Config;
+try {
+  config = loadConfig();
+  logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS });
+  server = await startServer(config, logger);
+} catch (error) {
+  // A refused start (bad configuration, an unsafe bind, a port in use) says why and exits non-zero.
+  console.error(`studio reflow server did not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
 logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow server listening');
 
 let shuttingDown = false;

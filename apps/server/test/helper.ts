@@ -39,7 +39,7 @@ export async function rpc(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { tasks?: boolean; id?: number | string; headers?: Record<string, string> } = {},
+  opts: { tasks?: boolean; id?: number | string; headers?: Record<string, string>; token?: string } = {},
 ): Promise<{ status: number; body: any }> {
   const name = (params.name ?? params.taskId) as string | undefined;
   const res = await fetch(url, {
@@ -50,6 +50,7 @@ export async function rpc(
       'mcp-protocol-version': PROTOCOL_VERSION,
       'mcp-method': method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
       ...opts.headers,
     },
     body: JSON.stringify({
@@ -73,10 +74,10 @@ export async function rpc(
 }
 
 /** Polls tasks/get until the task reaches one of `statuses`, bounded by `timeoutMs`. */
-export async function waitForTaskStatus(url: string, taskId: string, statuses: string[], timeoutMs = 60_000): Promise<any> {
+export async function waitForTaskStatus(url: string, taskId: string, statuses: string[], timeoutMs = 60_000, opts: { token?: string } = {}): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { body } = await rpc(url, 'tasks/get', { taskId });
+    const { body } = await rpc(url, 'tasks/get', { taskId }, opts);
     if (body.error) throw new Error(`tasks/get failed: ${JSON.stringify(body.error)}`);
     if (statuses.includes(body.result.status)) return body.result;
     if (Date.now() > deadline) throw new Error(`task ${taskId} still ${body.result.status} after ${timeoutMs} ms`);

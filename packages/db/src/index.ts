@@ -5,12 +5,14 @@ export * from './queries/task-queries.ts';
 export * from './queries/site-queries.ts';
 export * from './queries/booking-queries.ts';
 export * from './queries/audit-queries.ts';
+export * from './queries/principal-queries.ts';
 export * from './queries/task-list-queries.ts';
 export { BOOKING_STATUSES, TASK_STATUSES, type BookingStatus, type TaskStatus } from './schema/index.ts';
 
 import type { Connection } from './connection.ts';
 import { auditQueries } from './queries/audit-queries.ts';
 import { bookingQueries } from './queries/booking-queries.ts';
+import { principalQueries } from './queries/principal-queries.ts';
 import { siteQueries } from './queries/site-queries.ts';
 import { taskQueries } from './queries/task-queries.ts';
 
@@ -29,6 +31,7 @@ export function queriesFor(connection: Connection) {
     site: siteQueries(connection.db),
     bookings: bookingQueries(connection.db),
     audit: auditQueries(connection.db),
+    principals: principalQueries(connection.db),
   };
 }
 export type Queries = ReturnType<typeof queriesFor>;

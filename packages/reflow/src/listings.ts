@@ -3,11 +3,12 @@ import { z } from 'zod';
 import type { Queries } from '@reflow/db';
 import { ReflowInputError } from './errors.ts';
 import { localMidnight, toLocalIso } from './local-time.ts';
+import { roomId } from './reflow-args.ts';
 
 export const listBookingsArgsSchema = z
   .object({
     month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09').describe('YYYY-MM'),
-    room: z.string().min(1).max(100).optional().describe('Only this room'),
+    room: roomId.optional().describe('Only this room'),
   })
   .strict();
 

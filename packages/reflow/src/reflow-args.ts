@@ -4,13 +4,19 @@ import type { Queries } from '@reflow/db';
 import { ReflowInputError } from './errors.ts';
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
+/** The import format's id rule, so a room id that could never exist is refused by its shape. */
+export const roomId = z
+  .string()
+  .min(1, 'a room id is not empty')
+  .max(100, 'a room id is at most 100 characters')
+  .regex(/^[A-Za-z0-9._:-]+$/, 'room ids may hold only letters, digits and . _ : -');
 
 /** The reflow_month tool's arguments, as a client sends them. */
 export const reflowArgsSchema = z
   .object({
     month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09').describe('The month to reflow, YYYY-MM'),
     offline_rooms: z
-      .array(z.string().min(1).max(100))
+      .array(roomId)
       .min(1, 'name at least one room')
       .max(50, 'at most 50 rooms')
       .describe('Ids of the rooms going offline'),

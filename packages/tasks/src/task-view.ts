@@ -19,13 +19,19 @@ export function toTaskView(row: TaskRow) {
   };
 }
 
-/** The engine as a task store keyed by owner: another owner's task reads as no task at all. */
+/**
+ * The engine as a task store keyed by owner: another owner's task reads as no task at all.
+ * `seesAll` (an operator) sees and cancels every task; the cancel records who asked.
+ */
 export class OwnedTaskStore {
-  constructor(private readonly engine: TaskEngine) {}
+  constructor(
+    private readonly engine: TaskEngine,
+    private readonly options: { seesAll?: boolean } = {},
+  ) {}
 
   get(taskId: string, owner: string) {
     const row = this.engine.get(taskId);
-    return row && row.owner === owner ? toTaskView(row) : undefined;
+    return row && this.#visibleTo(row, owner) ? toTaskView(row) : undefined;
   }
 
   /** True only for the owner of a task past its TTL: anyone else still hears "not found". */
@@ -35,8 +41,12 @@ export class OwnedTaskStore {
 
   cancel(taskId: string, owner: string): boolean {
     const row = this.engine.get(taskId);
-    if (!row || row.owner !== owner) return false;
+    if (!row || !this.#visibleTo(row, owner)) return false;
     this.engine.cancel(taskId, owner);
     return true;
+  }
+
+  #visibleTo(row: TaskRow, principal: string): boolean {
+    return row.owner === principal || this.options.seesAll === true;
   }
 }

@@ -8,8 +8,8 @@ import { OwnedTaskStore, toTaskView, type TaskEngine } from '@reflow/tasks';
 export class ListedTaskStore extends OwnedTaskStore implements LegacyTaskStore {
   readonly #engine: TaskEngine;
 
-  constructor(engine: TaskEngine) {
-    super(engine);
+  constructor(engine: TaskEngine, options: { seesAll?: boolean } = {}) {
+    super(engine, options);
     this.#engine = engine;
   }
 

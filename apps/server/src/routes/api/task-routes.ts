@@ -76,7 +76,8 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
     async (request) => {
       const row = liveTask(engine, request.params.id);
       const log = request.log.child({ taskId: row.id });
-      if (isTerminal(row.status) || !engine.cancel(row.id, 'operator')) {
+      // The history records which operator cancelled (the local one when no tokens are configured).
+      if (isTerminal(row.status) || !engine.cancel(row.id, request.principal?.id ?? 'operator')) {
         const now = engine.get(row.id) ?? row;
         throw new TaskAlreadyFinishedError(row.id, now.status);
       }
