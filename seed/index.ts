@@ -9,3 +9,5 @@ export { generateSite } from './generate-site.ts';
 export { demoMonth, DEMO_SEED } from './demo-month.ts';
 export { DEMO_SCENARIO, DEMO_AFFECTED, DEMO_SITE_PATH } from './demo-scenario.ts';
 export { renderSiteJson, readSiteFile } from './site-json.ts';
+export type { Scenario, ScenarioOptions, ScenarioSize } from './generate-scenario.ts';
+export { generateScenario, SCENARIO_SIZES } from './generate-scenario.ts';

@@ -6,7 +6,7 @@ interface Result {
   affected: number;
   applied: boolean;
   totalShiftMinutes: number;
-  optimal: { moved: boolean; shift: boolean };
+  optimal: { moved: boolean; shift: boolean; series?: boolean };
   movedBound: number;
   moves: { bookingId: string; title: string; fromRoom: string; toRoom: string; fromStart: string; toStart: string; shiftMinutes: number }[];
   unresolvedBookings: { bookingId: string; title: string; reason: string }[];
@@ -17,7 +17,7 @@ const day = (iso: string) => iso.slice(0, 10);
 
 export function printReflowResult(r: Result): void {
   console.log(`\nmoved ${r.moved}, unresolved ${r.unresolved} (of ${r.affected} affected)`);
-  console.log(`total shift ${r.totalShiftMinutes} min; moved count ${r.optimal.moved ? 'proven optimal' : `≤ ${r.movedBound}`}, shift ${r.optimal.shift ? 'proven optimal' : 'best found'}${r.applied ? '' : ' (dry run: nothing written)'}`);
+  console.log(`total shift ${r.totalShiftMinutes} min; moved count ${r.optimal.moved ? 'proven optimal' : `≤ ${r.movedBound}`}, shift ${r.optimal.shift ? 'proven optimal' : 'best found'}, series split ${r.optimal.series ? 'proven optimal' : 'best found'}${r.applied ? '' : ' (dry run: nothing written)'}`);
   console.log('\nMoves:');
   for (const m of r.moves) {
     const shift = m.shiftMinutes === 0 ? '' : ` (${m.shiftMinutes > 0 ? '+' : ''}${m.shiftMinutes} min)`;

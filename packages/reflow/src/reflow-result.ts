@@ -11,7 +11,9 @@ export const reflowResultSchema = z.object({
   window: z.object({ from: z.string(), to: z.string() }).describe('Offline days, inclusive'),
   totalShiftMinutes: z.number().int(),
   movedBound: z.number().int().describe('Proven upper bound on how many could move'),
-  optimal: z.object({ moved: z.boolean(), shift: z.boolean() }).describe('Whether each objective level is proven optimal'),
+  optimal: z
+    .object({ moved: z.boolean(), shift: z.boolean(), series: z.boolean() })
+    .describe('Whether each objective level is proven optimal: moved count, then total shift, then series split'),
   moves: z.array(
     z.object({
       bookingId: z.string(),

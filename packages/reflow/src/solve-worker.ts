@@ -1,5 +1,5 @@
 // Runs in a worker thread: no database handle, only the snapshot in and the plan out.
-import { solve, SolveCancelledError, type Problem, type SolveOptions } from '@reflow/solver';
+import { loadHighsEngine, solve, SolveCancelledError, type Problem, type SolveOptions } from '@reflow/solver';
 import { workerTask } from '@reflow/tasks';
 
 export interface SolveJob {
@@ -9,7 +9,9 @@ export interface SolveJob {
 
 export type SolveReply = { cancelled: true } | { cancelled: false; plan: ReturnType<typeof solve> };
 
-export default workerTask<SolveJob, SolveReply>((job, ctx) => {
+export default workerTask<SolveJob, SolveReply>(async (job, ctx) => {
+  // The second engine for large components; loaded once per worker thread.
+  await loadHighsEngine();
   try {
     const plan = solve(job.problem, job.options, { onProgress: (p) => ctx.report(p), shouldStop: ctx.shouldStop });
     return { cancelled: false, plan };

@@ -14,6 +14,11 @@ export interface Candidate {
   shift: number;
   /** |shift|: what the second objective level minimises. */
   cost: number;
+  /**
+   * What the weighted objective charges for this placement: the cost, or within a component with
+   * series, cost × (series bookings + 1) less 1 in the series' home room (see series-rooms.ts).
+   */
+  penalty: number;
 }
 
 export function roomSuits(room: SolverRoom, booking: SolverBooking): boolean {
@@ -40,7 +45,7 @@ export function candidatesFor(instance: Instance, index: number): Candidate[] {
       if (offline && overlaps({ start, end }, instance.window)) continue;
       if (!insideOne(room.open, start, end)) continue;
       if (isBlocked(blockers, start, end)) continue;
-      result.push({ booking: index, roomId: room.id, start, end, shift, cost: Math.abs(shift) });
+      result.push({ booking: index, roomId: room.id, start, end, shift, cost: Math.abs(shift), penalty: Math.abs(shift) });
     }
   }
   // Rooms are already in id order and starts ascend within a room, so a stable sort on cost

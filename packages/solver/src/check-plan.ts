@@ -3,6 +3,7 @@
 // re-derives everything from the problem and trusts nothing the plan says about itself.
 import { insideOne, isoMinute, MINUTE_MS, overlaps, SLOT_MINUTES } from './intervals.ts';
 import { isAffected } from './instance.ts';
+import { seriesSplit } from './series-rooms.ts';
 import type { Move, Plan, Problem, SolverBooking, SolverRoom } from './types.ts';
 
 interface Placed {
@@ -100,5 +101,9 @@ function checkBookkeeping(problem: Problem, plan: Plan, moved: Set<string>): str
     out.push(`claims an optimal move count but movedBound is ${plan.movedBound}, not ${plan.moves.length}`);
   }
   if (plan.optimal.shift && !plan.optimal.moved) out.push('claims optimal shift without optimal moves');
+  if (plan.optimal.series && !plan.optimal.shift) out.push('claims an optimal series split without optimal shift');
+  const byId = new Map(problem.bookings.map((b) => [b.id, b]));
+  const split = seriesSplit(plan.moves.map((m) => ({ seriesId: byId.get(m.bookingId)?.seriesId ?? null, toRoom: m.toRoom })));
+  if (plan.seriesSplit !== split) out.push(`seriesSplit is ${plan.seriesSplit}, moves split series ${split} times`);
   return out;
 }

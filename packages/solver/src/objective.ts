@@ -1,20 +1,21 @@
-// The lexicographic objective as one weighted sum. A placement is worth W − |shift| with W larger
-// than any total shift the component can accumulate, so one more move always beats any saving in
-// shift. A later level (series split) would shrink these weights again, not change their shape.
+// The lexicographic objective as one weighted sum. A placement is worth W − penalty with W larger
+// than any total penalty the component can accumulate plus one per booking, so one more move
+// always beats any saving in shift. The penalty is the shift, scaled so a series booking landing
+// in its series' home room (a bonus of 1) never outweighs a single minute of shift.
 import type { Candidate } from './candidates.ts';
 
 /** A component's decision: the chosen candidate per component-local booking, or null. */
 export type Choice = (Candidate | null)[];
 
-/** W = 1 + the largest total shift possible: the sum of each booking's worst candidate. */
+/** W = 1 + the largest total penalty possible (each booking's worst candidate) + one per booking. */
 export function moveWeight(candidates: Candidate[][]): number {
   let worst = 0;
-  for (const list of candidates) worst += list.reduce((max, c) => Math.max(max, c.cost), 0);
+  for (const list of candidates) worst += list.reduce((max, c) => Math.max(max, c.penalty), 0) + 1;
   return worst + 1;
 }
 
 export function placementWeight(weight: number, candidate: Candidate): number {
-  return weight - candidate.cost;
+  return weight - candidate.penalty;
 }
 
 export function objectiveOf(choice: Choice, weight: number): number {

@@ -6,15 +6,20 @@ import { keepCheapest, type Candidate } from './candidates.ts';
 import { solveInChunks } from './chunked-solve.ts';
 import { greedy, repair } from './greedy.ts';
 import { roundRelaxation } from './lp-rounding.ts';
-import { moveWeight, movedCount, objectiveOf, triviallyOptimal, type Choice } from './objective.ts';
+import { moveWeight, movedCount, objectiveOf, placementWeight, triviallyOptimal, type Choice } from './objective.ts';
 import { isFeasibleChoice } from './occupancy.ts';
 import { solveIlp } from './run-ilp.ts';
+import { highsReady, highsRelaxationBound, solveWithHighs } from './highs-engine.ts';
 
 export interface ComponentOptions {
   budgetMs: number;
   maxCandidates: number;
   maxVariables: number;
+  /** Capped models larger than this go to HiGHS when it is loaded; 0 keeps every model on javascript-lp-solver. */
+  maxJsLpVariables: number;
 }
+
+export type EngineUsed = 'javascript-lp-solver' | 'highs' | null;
 
 export interface ComponentResult {
   choice: Choice;
@@ -22,14 +27,23 @@ export interface ComponentResult {
   provenShift: boolean;
   /** Most bookings any plan could move in this component. */
   movedBound: number;
+  /** Which ILP engine ran, if any did (small components are settled without one). */
+  engine?: EngineUsed;
 }
 
-const proven = (choice: Choice): ComponentResult => ({
+const proven = (choice: Choice, engine: EngineUsed = null): ComponentResult => ({
   choice,
   provenMoved: true,
   provenShift: true,
   movedBound: movedCount(choice),
+  engine,
 });
+
+/**
+ * HiGHS is sparse: it takes every candidate up to this many variables, so its proofs are over
+ * all of them. Beyond (a campus day), the capped model finds better plans within the budget.
+ */
+const HIGHS_MAX_VARIABLES = 5_000;
 
 const size = (lists: Candidate[][]) => lists.reduce((n, list) => n + list.length, 0);
 
@@ -46,6 +60,9 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
   if (isFeasibleChoice(cheapest)) return proven(cheapest);
   let best = greedy(kept);
   if (triviallyOptimal(best, candidates)) return proven(best);
+  if (options.maxJsLpVariables > 0 && size(kept) > options.maxJsLpVariables && highsReady()) {
+    return solveOnHighs(candidates, kept, best, weight, deadline, options.budgetMs);
+  }
 
   let provenOnKept = false;
   if (size(kept) <= options.maxVariables) {
@@ -59,7 +76,7 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
     const chunked = solveInChunks(kept, weight, options.maxVariables, deadline);
     if (value(chunked) > value(best)) best = chunked;
   }
-  if (provenOnKept && everyCandidateKept) return proven(best);
+  if (provenOnKept && everyCandidateKept) return proven(best, 'javascript-lp-solver');
 
   best = repair(best, candidates);
   if (triviallyOptimal(best, candidates)) return proven(best);
@@ -70,11 +87,33 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
     if (value(rounded) > value(best)) best = rounded;
   }
   const certified = certify(best, candidates, weight, relaxation?.bound ?? null);
-  if (certified.provenShift || everyCandidateKept || size(candidates) > options.maxVariables) return certified;
+  if (certified.provenShift || everyCandidateKept || size(candidates) > options.maxVariables) return { ...certified, engine: 'javascript-lp-solver' };
   // The cap hid candidates that might matter and the full model fits: solve it outright.
   const outcome = solveIlp(candidates, weight, deadline);
-  if (outcome.finished && outcome.choice && value(outcome.choice) >= value(best)) return proven(outcome.choice);
-  return certified;
+  if (outcome.finished && outcome.choice && value(outcome.choice) >= value(best)) return proven(outcome.choice, 'javascript-lp-solver');
+  return { ...certified, engine: 'javascript-lp-solver' };
+}
+
+/**
+ * The HiGHS path: every candidate when the model fits, so its proof is the whole truth (the
+ * capped model is often faster, but its LP bound over all candidates rarely proves it); else
+ * the capped model and an LP bound over all candidates.
+ */
+function solveOnHighs(candidates: Candidate[][], kept: Candidate[][], incumbent: Choice, weight: number, deadline: number, budgetMs: number): ComponentResult {
+  const worth = (c: Candidate) => placementWeight(weight, c);
+  const value = (choice: Choice) => objectiveOf(choice, weight);
+  const whole = size(candidates) <= HIGHS_MAX_VARIABLES;
+  let best = incumbent;
+  const outcome = solveWithHighs(whole ? candidates : kept, worth, deadline);
+  // An "optimum" below the greedy incumbent is wrong: keep the incumbent, prove nothing.
+  if (outcome.choice && value(outcome.choice) >= value(best)) {
+    best = outcome.choice;
+    if (outcome.finished && whole) return proven(best, 'highs');
+  }
+  best = repair(best, candidates);
+  if (triviallyOptimal(best, candidates)) return proven(best, 'highs');
+  const bound = highsRelaxationBound(candidates, worth, Date.now() + budgetMs / 2);
+  return { ...certify(best, candidates, weight, bound), engine: 'highs' };
 }
 
 /** Decides what an upper bound on the objective over all candidates proves about a choice. */

@@ -7,12 +7,15 @@ import { buildInstance } from './instance.ts';
 import { Occupancy } from './occupancy.ts';
 import { unresolvedReason } from './reasons.ts';
 import { solveComponent, type ComponentOptions } from './solve-component.ts';
+import { homeRooms, seriesSplit, withSeriesPenalty } from './series-rooms.ts';
 import type { Move, Plan, Problem, SolveHooks, SolveOptions, Unresolved } from './types.ts';
 
 export const DEFAULT_OPTIONS = {
   componentBudgetMs: 10_000,
   maxCandidatesPerBooking: 20,
   maxModelVariables: 2_000,
+  maxJsLpVariables: 150,
+  totalBudgetMs: 45_000,
 } as const satisfies Required<SolveOptions>;
 
 export function solve(problem: Problem, options: SolveOptions = {}, hooks: SolveHooks = {}): Plan {
@@ -20,12 +23,18 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
     budgetMs: options.componentBudgetMs ?? DEFAULT_OPTIONS.componentBudgetMs,
     maxCandidates: Math.max(1, options.maxCandidatesPerBooking ?? DEFAULT_OPTIONS.maxCandidatesPerBooking),
     maxVariables: Math.max(1, options.maxModelVariables ?? DEFAULT_OPTIONS.maxModelVariables),
+    maxJsLpVariables: Math.max(0, options.maxJsLpVariables ?? DEFAULT_OPTIONS.maxJsLpVariables),
   };
   const instance = buildInstance(problem);
   const { affected } = instance;
   const candidates = affected.map((_, i) => candidatesFor(instance, i));
+  const homes = homeRooms(instance, candidates);
   // Indices ascend by (start, id), so a component's first index is its earliest booking.
   const components = findComponents(candidates).sort((a, b) => a.length - b.length || a[0] - b[0]);
+  const engines = { javascriptLpSolver: 0, highs: 0 };
+  const deadline = Date.now() + (options.totalBudgetMs ?? DEFAULT_OPTIONS.totalBudgetMs);
+  const weightOf = (component: number[]) => component.reduce((n, i) => n + Math.min(candidates[i].length, settings.maxCandidates), 0);
+  let weightLeft = components.reduce((n, component) => n + weightOf(component), 0);
 
   const chosen: (Candidate | null)[] = affected.map(() => null);
   const optimal = { moved: true, shift: true };
@@ -34,8 +43,15 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
   let movedSoFar = 0;
   components.forEach((component, done) => {
     if (hooks.shouldStop?.()) throw new SolveCancelledError(done, components.length);
-    const local = component.map((i, k) => candidates[i].map((c) => ({ ...c, booking: k })));
-    const result = solveComponent(local, settings);
+    const local = withSeriesPenalty(instance, component, candidates, homes);
+    // Up to twice its share by size of the time left: components come smallest first and most
+    // finish early, so the big ones at the end get what the small ones did not use.
+    const share = weightLeft > 0 ? weightOf(component) / weightLeft : 1;
+    weightLeft -= weightOf(component);
+    const budgetMs = Math.max(1, Math.min(settings.budgetMs, (deadline - Date.now()) * share * 2));
+    const result = solveComponent(local, { ...settings, budgetMs });
+    if (result.engine === 'highs') engines.highs++;
+    if (result.engine === 'javascript-lp-solver') engines.javascriptLpSolver++;
     result.choice.forEach((c, k) => {
       if (c) chosen[component[k]] = { ...c, booking: component[k] };
     });
@@ -60,6 +76,7 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
   });
 
   const moves: Move[] = [];
+  const seriesOf: (string | null)[] = [];
   const taken = Occupancy.of(chosen);
   const unresolved: Unresolved[] = [];
   for (let i = 0; i < affected.length; i++) {
@@ -69,6 +86,7 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
       unresolved.push(unresolvedReason(instance, booking, candidates[i], taken));
       continue;
     }
+    seriesOf.push(booking.seriesId);
     moves.push({
       bookingId: booking.id,
       fromRoom: booking.roomId,
@@ -78,14 +96,19 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
       shiftMinutes: c.shift,
     });
   }
+  const split = seriesSplit(moves.map((m, k) => ({ seriesId: seriesOf[k], toRoom: m.toRoom })));
+  const shiftProven = optimal.moved && optimal.shift;
   return {
     affected: affected.length,
     moves,
     unresolved,
-    // Level 2 is only meaningful once level 1 is settled.
-    optimal: { moved: optimal.moved, shift: optimal.moved && optimal.shift },
+    // Each level is only meaningful once the one before is settled; level 3 has no search of
+    // its own, so it is proven only at its floor of zero.
+    optimal: { moved: optimal.moved, shift: shiftProven, series: shiftProven && split === 0 },
     movedBound,
     totalShiftMinutes: moves.reduce((sum, m) => sum + Math.abs(m.shiftMinutes), 0),
+    seriesSplit: split,
     components: components.length,
+    engines,
   };
 }

@@ -44,6 +44,12 @@ export interface SolveOptions {
    */
   componentBudgetMs?: number;
   /**
+   * Wall-clock budget for the whole solve, in ms (default 45 000): each component gets at most
+   * its share by size of what is left (and never more than componentBudgetMs). A component cut
+   * short keeps its best verified plan and reports its bound, so a campus answers in time.
+   */
+  totalBudgetMs?: number;
+  /**
    * Keep at most this many candidate placements per booking (the cheapest shifts first) in the
    * first model of each component. Default 20. When the result cannot be proven against all
    * candidates and the full model fits under maxModelVariables, the component is re-solved with
@@ -52,6 +58,12 @@ export interface SolveOptions {
   maxCandidatesPerBooking?: number;
   /** Largest ILP model (variables) built at once; the library keeps a dense matrix. Default 2000. */
   maxModelVariables?: number;
+  /**
+   * Components whose capped model has more variables than this go to the second engine (HiGHS)
+   * once `loadHighsEngine()` has resolved in this thread. Default 150; 0 means
+   * javascript-lp-solver for everything.
+   */
+  maxJsLpVariables?: number;
 }
 
 export interface Move {
@@ -77,12 +89,19 @@ export interface Plan {
   affected: number;
   moves: Move[];
   unresolved: Unresolved[];
-  /** Whether each objective level is proven optimal. */
-  optimal: { moved: boolean; shift: boolean };
+  /**
+   * Whether each objective level is proven optimal: moved (level 1), total shift given that
+   * count (level 2), series split given both (level 3; proven only when no series is split).
+   */
+  optimal: { moved: boolean; shift: boolean; series: boolean };
   /** Proven upper bound on the number of moved bookings (equals moves.length when optimal.moved). */
   movedBound: number;
   totalShiftMinutes: number;
+  /** Level 3: for each series, distinct target rooms of its moved bookings − 1, summed. */
+  seriesSplit: number;
   components: number;
+  /** Components whose ILP ran on each engine (the rest were settled without one). */
+  engines: { javascriptLpSolver: number; highs: number };
 }
 
 export interface SolveProgress {

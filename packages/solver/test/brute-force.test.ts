@@ -20,7 +20,7 @@ test('every candidate kept: moved and shift equal exhaustive search, and are pro
     const truth = bruteForce(p);
     assert.equal(plan.moves.length, truth.moved, `seed ${seed}: moved`);
     assert.equal(plan.totalShiftMinutes, truth.shift, `seed ${seed}: shift`);
-    assert.deepEqual(plan.optimal, { moved: true, shift: true }, `seed ${seed}: proven`);
+    assert.deepEqual({ moved: plan.optimal.moved, shift: plan.optimal.shift }, { moved: true, shift: true }, `seed ${seed}: proven`);
     assert.equal(plan.movedBound, truth.moved, `seed ${seed}: bound`);
     moves += plan.moves.length;
     unresolved += plan.unresolved.length;

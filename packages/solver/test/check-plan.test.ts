@@ -32,10 +32,12 @@ function planOf(moves: Move[]): Plan {
     affected: 2,
     moves,
     unresolved: ['m1', 'm2'].filter((id) => !moved.has(id)).map((bookingId) => ({ bookingId, code: 'rooms_busy', reason: 'x' })),
-    optimal: { moved: false, shift: false },
+    optimal: { moved: false, shift: false, series: false },
     movedBound: 2,
     totalShiftMinutes: moves.reduce((s, m) => s + Math.abs(m.shiftMinutes), 0),
+    seriesSplit: 0,
     components: 1,
+    engines: { javascriptLpSolver: 0, highs: 0 },
   };
 }
 
@@ -83,6 +85,8 @@ test('bookkeeping: duplicates, missing bookings, totals and claims', () => {
   expectViolation({ ...good, affected: 3 }, /counts 3 affected/);
   expectViolation({ ...good, totalShiftMinutes: 99 }, /totalShiftMinutes is 99/);
   expectViolation({ ...good, movedBound: 0 }, /movedBound 0 is below/);
-  expectViolation({ ...good, optimal: { moved: true, shift: false } }, /claims an optimal move count/);
-  expectViolation({ ...good, optimal: { moved: false, shift: true } }, /optimal shift without optimal moves/);
+  expectViolation({ ...good, optimal: { moved: true, shift: false, series: false } }, /claims an optimal move count/);
+  expectViolation({ ...good, optimal: { moved: false, shift: true, series: false } }, /optimal shift without optimal moves/);
+  expectViolation({ ...good, optimal: { moved: false, shift: false, series: true } }, /optimal series split without optimal shift/);
+  expectViolation({ ...good, seriesSplit: 3 }, /seriesSplit is 3/);
 });

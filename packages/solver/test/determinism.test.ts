@@ -2,7 +2,9 @@
 // deep-equal plan (and so byte-identical JSON).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { solve, type Problem } from '../src/index.ts';
+import { generateScenario } from '@reflow/seed';
+import { loadHighsEngine, solve, type Problem } from '../src/index.ts';
+import { scenarioProblem } from '../bench/site-problem.ts';
 import { prng, shuffled } from './helpers.ts';
 import { mediumInstance } from './medium-instance.ts';
 import { randomInstance } from './random-instance.ts';
@@ -31,4 +33,13 @@ test('shuffled input order gives the same plan', () => {
   }
   const medium = mediumInstance(12);
   assert.equal(JSON.stringify(solve(shuffle(medium, 5))), JSON.stringify(solve(medium)));
+});
+
+test('a generated campus, with HiGHS solving its large components: byte-identical plans, shuffled or not', async () => {
+  await loadHighsEngine();
+  const problem = scenarioProblem(generateScenario({ seed: 4, rooms: 16, offline: 5 }));
+  const first = JSON.stringify(solve(problem, { maxJsLpVariables: 20 }));
+  assert.equal(JSON.stringify(solve(problem, { maxJsLpVariables: 20 })), first);
+  assert.equal(JSON.stringify(solve(shuffle(problem, 9), { maxJsLpVariables: 20 })), first);
+  assert.ok(JSON.parse(first).engines.highs > 0, 'HiGHS ran');
 });

@@ -15,7 +15,7 @@ test('medium instance: 150 affected over 14 days, proven optimal', (t) => {
     t.diagnostic(`seed ${seed}: ${ms.toFixed(0)} ms, ${plan.moves.length}/${plan.affected} moved in ${plan.components} components, shift ${plan.totalShiftMinutes} min`);
     assertFeasible(p, plan);
     assert.equal(plan.affected, 150);
-    assert.deepEqual(plan.optimal, { moved: true, shift: true });
+    assert.deepEqual({ moved: plan.optimal.moved, shift: plan.optimal.shift }, { moved: true, shift: true });
     assert.equal(plan.movedBound, plan.moves.length);
     assert.ok(plan.unresolved.some((u) => u.code === 'outcompeted'));
   }

@@ -60,7 +60,7 @@ test('outcompeted: counts the free slots and the moved bookings that took them',
   const plan = solve(p);
   assertFeasible(p, plan);
   assert.equal(plan.moves.length, 1);
-  assert.deepEqual(plan.optimal, { moved: true, shift: true });
+  assert.deepEqual(plan.optimal, { moved: true, shift: true, series: true });
   assert.deepEqual(plan.moves.map((m) => m.bookingId), ['x']);
   const y = plan.unresolved.find((u) => u.bookingId === 'y')!;
   assert.equal(y.code, 'outcompeted');

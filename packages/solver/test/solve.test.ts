@@ -16,10 +16,12 @@ test('no affected bookings: an empty, proven plan', () => {
     affected: 0,
     moves: [],
     unresolved: [],
-    optimal: { moved: true, shift: true },
+    optimal: { moved: true, shift: true, series: true },
     movedBound: 0,
     totalShiftMinutes: 0,
+    seriesSplit: 0,
     components: 0,
+    engines: { javascriptLpSolver: 0, highs: 0 },
   });
 });
 
@@ -71,7 +73,7 @@ test('competition: one booking shifts so both move (more moves beat less shift)'
   const plan = solved(p);
   assert.equal(plan.moves.length, 2);
   assert.equal(plan.totalShiftMinutes, 30);
-  assert.deepEqual(plan.optimal, { moved: true, shift: true });
+  assert.deepEqual(plan.optimal, { moved: true, shift: true, series: true });
 });
 
 test('bookings in an offline room outside the window still block it', () => {

@@ -1,5 +1,9 @@
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { END_OF_MESSAGES } from './worker-task.ts';
+
+/** How long a finished run waits for its last progress messages before it stops listening. */
+const DRAIN_LIMIT_MS = 2000;
 
 export interface RunOptions {
   /** Absolute path or file URL of the worker module (its default export is the task function). */
@@ -46,13 +50,20 @@ export class WorkerPool {
   async run<T>(payload: unknown, options: RunOptions): Promise<T> {
     if (!this.#piscina) throw new Error('This process runs no workers (pool size 0)');
     const { port1, port2 } = new MessageChannel();
-    if (options.onMessage) port1.on('message', options.onMessage);
+    // The result and the progress messages travel on different ports, so the result can overtake
+    // the last messages; the worker ends its messages with a marker, which is awaited (bounded).
+    let drained!: () => void;
+    const allMessages = new Promise<void>((resolve) => (drained = resolve));
+    port1.on('message', (message) => (message === END_OF_MESSAGES ? drained() : options.onMessage?.(message)));
+    port1.once('close', () => drained());
     this.#inFlight++;
     try {
-      return (await this.#piscina.run(
+      const result = (await this.#piscina.run(
         { payload, port: port2, stopFlag: options.stopFlag },
         { filename: options.filename, signal: options.signal, transferList: [port2] },
       )) as T;
+      await Promise.race([allMessages, new Promise((resolve) => setTimeout(resolve, DRAIN_LIMIT_MS).unref())]);
+      return result;
     } finally {
       this.#inFlight--;
       port1.close();
