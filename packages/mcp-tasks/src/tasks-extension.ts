@@ -104,15 +104,16 @@ export class TasksExtension {
       const principal = this.#declaredPrincipal(ctx);
       const responses = { ...params.inputResponses, ...ctx.mcpReq.inputResponses };
       const task = await this.#store.get(params.taskId, principal);
-      if (!task) throw notFound(params.taskId);
+      if (!task) throw await this.#missing(params.taskId, principal);
       // A malformed answer to a pending key is refused whole, before anything is recorded.
       const problem = invalidInputResponses(task.inputRequests ?? {}, responses, ctx.mcpReq.droppedInputResponseKeys ?? []);
       if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problem);
-      if (this.#store.update && !(await this.#store.update(params.taskId, principal, responses))) throw notFound(params.taskId);
+      if (this.#store.update && !(await this.#store.update(params.taskId, principal, responses))) throw await this.#missing(params.taskId, principal);
       return { resultType: 'complete' };
     });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {
-      if (!(await this.#store.cancel(params.taskId, this.#declaredPrincipal(ctx)))) throw notFound(params.taskId);
+      const principal = this.#declaredPrincipal(ctx);
+      if (!(await this.#store.cancel(params.taskId, principal))) throw await this.#missing(params.taskId, principal);
       return { resultType: 'complete' };
     });
     server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } } as never);
@@ -169,9 +170,16 @@ export class TasksExtension {
   }
 
   async #visible(taskId: string, ctx: ServerContext): Promise<TaskView> {
-    const task = await this.#store.get(taskId, this.#declaredPrincipal(ctx));
-    if (!task) throw notFound(taskId);
+    const principal = this.#declaredPrincipal(ctx);
+    const task = await this.#store.get(taskId, principal);
+    if (!task) throw await this.#missing(taskId, principal);
     return task;
+  }
+
+  /** -32602 either way; the owner of an expired task is told it expired, everyone else "not found". */
+  async #missing(taskId: string, principal: string): Promise<ProtocolError> {
+    const expired = (await this.#store.expired?.(taskId, principal)) ?? false;
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', { taskId });
   }
 }
 
@@ -180,8 +188,4 @@ function missingTasksCapability(who: string): MissingRequiredClientCapabilityErr
     { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } as never },
     `${who} needs the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities`,
   );
-}
-
-function notFound(taskId: string): ProtocolError {
-  return new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found or expired: ${taskId}`);
 }

@@ -18,6 +18,14 @@ export interface AttemptDeps {
 
 export type AttemptEnd = 'finished' | 'released' | 'lost' | 'parked';
 
+/** Why an attempt was stopped from outside: the abort reason the engine gives its signal. */
+export class AttemptInterrupted extends Error {
+  constructor(readonly why: 'cancelled' | 'lease lost' | 'shutting down') {
+    super(why);
+    this.name = 'AttemptInterrupted';
+  }
+}
+
 /**
  * Runs one claimed attempt: heartbeat, progress, then the terminal write fenced by the attempt.
  * A failure with attempts left goes back to the queue; without, the task fails with the reason.
@@ -27,7 +35,7 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
   const fence = { taskId: row.id, attempt: row.attempt, claimedBy: deps.instanceId };
   const log = logger.child({ taskId: row.id, attempt: row.attempt, kind: row.kind });
   const heartbeat = setInterval(() => {
-    if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new Error('lease lost'));
+    if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new AttemptInterrupted('lease lost'));
   }, deps.heartbeatMs);
   heartbeat.unref();
   log.info('task attempt started');
@@ -63,8 +71,16 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
     return 'finished';
   } catch (error) {
     if (error instanceof StaleAttemptError || abort.signal.aborted) {
-      // Cancelled, superseded, or shutting down: whatever this attempt computed is discarded.
-      const released = queries.tasks.release(fence, deps.now(), 'Attempt stopped; the task waits for the next worker');
+      // Cancelled, superseded, or shutting down: whatever this attempt computed is discarded. A clean
+      // shutdown does not count against the task's attempts; it did not fail.
+      const reason = abort.signal.reason;
+      const shutdown = reason instanceof AttemptInterrupted && reason.why === 'shutting down';
+      const released = queries.tasks.release(
+        fence,
+        deps.now(),
+        shutdown ? 'The server shut down before this attempt finished; the task waits for the next start' : 'Attempt stopped; the task waits for the next worker',
+        { refundAttempt: shutdown },
+      );
       log.info({ reason: String(abort.signal.reason ?? error) }, released ? 'task attempt released' : 'task attempt discarded');
       return released ? 'released' : 'lost';
     }

@@ -45,6 +45,11 @@ export class OwnedTaskStore {
     return true;
   }
 
+  /** True only for the owner of a task past its TTL: anyone else still hears "not found". */
+  expired(taskId: string, owner: string): boolean {
+    return this.engine.expired(taskId, owner);
+  }
+
   cancel(taskId: string, owner: string): boolean {
     const row = this.engine.get(taskId);
     if (!row || !this.#visibleTo(row, owner)) return false;

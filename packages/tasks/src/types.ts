@@ -56,6 +56,11 @@ export interface TaskHandler<Input = unknown> {
   maxAttempts?: number;
   /** The first statusMessage, written with the row. */
   describe?(input: Input): string;
+  /**
+   * What the task works on exclusively: tasks of the same key whose [start, end) ranges overlap never
+   * run at once; a later one waits in the queue. Undefined: it may run alongside anything.
+   */
+  scope?(input: Input): TaskScope | undefined;
   run(input: Input, ctx: RunContext): Promise<TaskOutcome>;
 }
 
@@ -69,6 +74,12 @@ export class PermanentTaskError extends Error {
     super(message);
     this.name = 'PermanentTaskError';
   }
+}
+
+export interface TaskScope {
+  key: string;
+  start: number;
+  end: number;
 }
 
 export interface CreateTaskRequest {

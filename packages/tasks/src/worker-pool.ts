@@ -15,6 +15,11 @@ export interface RunOptions {
   stopFlag?: Int32Array;
 }
 
+export interface WorkerPoolOptions {
+  /** Heap limit of each worker thread: one that runs out of memory fails its run and is replaced. */
+  maxOldGenerationSizeMb?: number;
+}
+
 /**
  * A pool of worker threads (piscina). Workers hold no database handle: they get a snapshot and
  * return a result; the main thread does every write.
@@ -24,9 +29,22 @@ export class WorkerPool {
   #inFlight = 0;
   #closed = false;
 
-  constructor(readonly size: number) {
+  constructor(
+    readonly size: number,
+    options: WorkerPoolOptions = {},
+  ) {
     // Size 0 is an accept-only process: it serves and queues tasks, another process runs them.
-    this.#piscina = size === 0 ? undefined : new Piscina({ minThreads: Math.min(1, size), maxThreads: size, idleTimeout: 60_000, concurrentTasksPerWorker: 1 });
+    // A worker that crashes or exceeds its heap rejects the run it had; piscina starts a new thread.
+    this.#piscina =
+      size === 0
+        ? undefined
+        : new Piscina({
+            minThreads: Math.min(1, size),
+            maxThreads: size,
+            idleTimeout: 60_000,
+            concurrentTasksPerWorker: 1,
+            ...(options.maxOldGenerationSizeMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } } : {}),
+          });
   }
 
   async run<T>(payload: unknown, options: RunOptions): Promise<T> {

@@ -61,7 +61,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   const done = await engine.waitFor(a.task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done!.result!), { doubled: 42 });
-  assert.deepEqual(engine.queries.tasks.events(a.task.id).map((e) => e.kind), ['created', 'progress', 'completed']);
+  assert.deepEqual(engine.queries.tasks.events(a.task.id).map((e) => e.kind), ['created', 'claimed', 'progress', 'completed']);
   // Terminal means terminal: a later cancel changes nothing.
   assert.equal(engine.cancel(a.task.id, 'alice'), false);
   assert.equal(engine.get(a.task.id)?.status, 'completed');

@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, inArray, isNull, lt, lte, ne, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../connection.ts';
-import { taskEvents, tasks } from '../schema/index.ts';
+import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type NewTaskRow = typeof tasks.$inferInsert;
@@ -15,6 +16,9 @@ export interface AttemptFence {
 }
 
 const live = (now: number) => sql`${tasks.expiresAt} > ${now}`;
+/** How long a tombstone of an expired task is kept, so its owner hears "expired" rather than "not found". */
+export const TOMBSTONE_RETENTION_MS = 7 * 86_400_000;
+const holder = alias(tasks, 'holder');
 export const fenced = (f: AttemptFence) =>
   and(eq(tasks.id, f.taskId), eq(tasks.attempt, f.attempt), eq(tasks.claimedBy, f.claimedBy), eq(tasks.status, 'working'));
 
@@ -32,8 +36,44 @@ export function taskQueries(db: Db) {
       });
     },
 
+    /**
+     * Inserts the task unless the same owner already has identical work (same dedupe key) under
+     * way; one write transaction, so two processes cannot both insert the same work.
+     */
+    createOrFind(row: NewTaskRow, event: { message: string; data?: unknown }, now: number): { task: TaskRow; created: boolean } {
+      return db.transaction(
+        (tx) => {
+          const existing = tx
+            .select()
+            .from(tasks)
+            .where(
+              and(
+                eq(tasks.owner, row.owner),
+                eq(tasks.kind, row.kind),
+                eq(tasks.dedupeKey, row.dedupeKey),
+                inArray(tasks.status, ['working', 'input_required']),
+                live(now),
+              ),
+            )
+            .get();
+          if (existing) return { task: existing, created: false };
+          const task = tx.insert(tasks).values(row).returning().get();
+          tx.insert(taskEvents).values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event }).run();
+          return { task, created: true };
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
     get(id: string): TaskRow | undefined {
       return getById.get({ id });
+    },
+
+    /** The owner of a task that expired (row past its TTL, or already swept to a tombstone), if any. */
+    expiredOwner(id: string, now: number): string | undefined {
+      const row = getById.get({ id });
+      if (row) return row.expiresAt <= now ? row.owner : undefined;
+      return db.select({ owner: expiredTasks.owner }).from(expiredTasks).where(eq(expiredTasks.id, id)).get()?.owner;
     },
 
     findWorkingDuplicate(owner: string, kind: string, dedupeKey: string, now: number): TaskRow | undefined {
@@ -52,24 +92,43 @@ export function taskQueries(db: Db) {
         .get();
     },
 
-    /** Claims the oldest runnable task for `claimedBy`, bumping its attempt. */
+    /**
+     * Claims the oldest runnable task for `claimedBy`, bumping its attempt. Runnable: working,
+     * unclaimed or with a lapsed lease, attempts left, and no live claim on an overlapping scope.
+     */
     claimNext(claimedBy: string, now: number, leaseMs: number): TaskRow | undefined {
       return db.transaction((tx) => {
+        const scopeBusy = tx
+          .select({ one: sql`1` })
+          .from(holder)
+          .where(
+            and(
+              eq(holder.scopeKey, tasks.scopeKey),
+              lt(holder.scopeStart, tasks.scopeEnd),
+              sql`${holder.scopeEnd} > ${tasks.scopeStart}`,
+              sql`${holder.id} <> ${tasks.id}`,
+              eq(holder.status, 'working'),
+              isNotNull(holder.claimedBy),
+              sql`${holder.leaseExpiresAt} >= ${now}`,
+            ),
+          );
         const next = tx
-          .select({ id: tasks.id })
+          .select({ id: tasks.id, attempt: tasks.attempt, previous: tasks.claimedBy })
           .from(tasks)
           .where(
             and(
               eq(tasks.status, 'working'),
               or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
+              lt(tasks.attempt, tasks.maxAttempts),
               live(now),
+              or(isNull(tasks.scopeKey), sql`not exists ${scopeBusy}`),
             ),
           )
           .orderBy(asc(tasks.createdAt), asc(tasks.id))
           .limit(1)
           .get();
         if (!next) return undefined;
-        return tx
+        const claimed = tx
           .update(tasks)
           .set({
             claimedBy,
@@ -80,7 +139,14 @@ export function taskQueries(db: Db) {
           .where(eq(tasks.id, next.id))
           .returning()
           .get();
-      });
+        // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
+        if (next.previous)
+          tx.insert(taskEvents)
+            .values({ taskId: next.id, at: now, attempt: next.attempt, kind: 'released', message: `The lease of attempt ${next.attempt} lapsed; reclaimed` })
+            .run();
+        tx.insert(taskEvents).values({ taskId: next.id, at: now, attempt: claimed.attempt, kind: 'claimed', message: `Attempt ${claimed.attempt} started`, data: { by: claimedBy } }).run();
+        return claimed;
+      }, { behavior: 'immediate' });
     },
 
     renewLease(fence: AttemptFence, until: number): boolean {
@@ -125,10 +191,15 @@ export function taskQueries(db: Db) {
         .run();
     },
 
-    /** Gives a claimed task back to the queue (for a retry, or on shutdown). */
-    release(fence: AttemptFence, now: number, message: string): boolean {
+    /**
+     * Gives a claimed task back to the queue (for a retry, or on shutdown). `refundAttempt` when the
+     * attempt did not fail but was interrupted on purpose (a clean shutdown): it does not count.
+     */
+    release(fence: AttemptFence, now: number, message: string, options: { refundAttempt?: boolean } = {}): boolean {
       return db.transaction((tx) => {
-        const ok = tx.update(tasks).set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now }).where(fenced(fence)).run().changes === 1;
+        const attempt = options.refundAttempt ? sql`${tasks.attempt} - 1` : tasks.attempt;
+        const ok =
+          tx.update(tasks).set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt }).where(fenced(fence)).run().changes === 1;
         if (ok) tx.insert(taskEvents).values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'released', message }).run();
         return ok;
       });
@@ -162,13 +233,29 @@ export function taskQueries(db: Db) {
       });
     },
 
-    /** Working tasks claimed by someone other than `me`: on start, their claimant is a dead process. */
-    releaseForeignClaims(me: string, now: number): number {
+    /** Who holds claims on working tasks (process instance ids). */
+    claimants(): string[] {
       return db
-        .update(tasks)
-        .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now })
-        .where(and(eq(tasks.status, 'working'), ne(tasks.claimedBy, me)))
-        .run().changes;
+        .selectDistinct({ claimedBy: tasks.claimedBy })
+        .from(tasks)
+        .where(and(eq(tasks.status, 'working'), isNotNull(tasks.claimedBy)))
+        .all()
+        .map((r) => r.claimedBy!);
+    },
+
+    /** Puts the working tasks of dead claimants back in the queue at once, each with an event saying so. */
+    releaseClaimsOf(claimants: string[], now: number, message: string): number {
+      if (claimants.length === 0) return 0;
+      return db.transaction((tx) => {
+        const released = tx
+          .update(tasks)
+          .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now })
+          .where(and(eq(tasks.status, 'working'), inArray(tasks.claimedBy, claimants)))
+          .returning({ id: tasks.id, attempt: tasks.attempt })
+          .all();
+        for (const r of released) tx.insert(taskEvents).values({ taskId: r.id, at: now, attempt: r.attempt, kind: 'released', message }).run();
+        return released.length;
+      }, { behavior: 'immediate' });
     },
 
     /** Working tasks that have used every attempt and whose last claim is gone or lapsed. */
@@ -186,9 +273,17 @@ export function taskQueries(db: Db) {
         .all();
     },
 
-    /** The TTL sweeper: deletes expired tasks (events cascade). */
+    /**
+     * The TTL sweeper: deletes expired tasks (events cascade), leaving a tombstone (id, owner) so
+     * their owner hears "expired"; tombstones older than TOMBSTONE_RETENTION_MS go too.
+     */
     sweepExpired(now: number): number {
-      return db.delete(tasks).where(lte(tasks.expiresAt, now)).run().changes;
+      return db.transaction((tx) => {
+        const gone = tx.delete(tasks).where(lte(tasks.expiresAt, now)).returning({ id: tasks.id, owner: tasks.owner }).all();
+        for (const t of gone) tx.insert(expiredTasks).values({ id: t.id, owner: t.owner, expiredAt: now }).onConflictDoNothing().run();
+        tx.delete(expiredTasks).where(lt(expiredTasks.expiredAt, now - TOMBSTONE_RETENTION_MS)).run();
+        return gone.length;
+      }, { behavior: 'immediate' });
     },
 
     queueDepth(now: number): number {

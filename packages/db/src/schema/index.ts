@@ -6,3 +6,4 @@ export * from './tasks.ts';
 export * from './task-events.ts';
 export * from './reflow-audit.ts';
 export * from './task-inputs.ts';
+export * from './expired-tasks.ts';
