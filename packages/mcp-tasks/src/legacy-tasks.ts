@@ -146,8 +146,11 @@ export class LegacyTasks {
   }
 
   async #visible(taskId: string, ctx: ServerContext): Promise<TaskView> {
-    const task = await this.#o.store.get(taskId, this.#o.principal(ctx));
-    if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found or expired: ${taskId}`);
-    return task;
+    const principal = this.#o.principal(ctx);
+    const task = await this.#o.store.get(taskId, principal);
+    if (task) return task;
+    // The same two answers as the 2026-07-28 path: only the owner hears that a task expired.
+    const expired = (await this.#o.store.expired?.(taskId, principal)) ?? false;
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', { taskId });
   }
 }
