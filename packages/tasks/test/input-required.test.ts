@@ -2,27 +2,14 @@
 // lease, answers arrive by key (wrong and stale keys ignored), the last one resumes it with the
 // state it kept, and a restart while it waits loses nothing.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
-import { migrateDatabase, openDatabase, type Connection } from '@reflow/db';
-import { OwnedTaskStore, TaskEngine, WorkerPool, type Logger, type TaskHandler } from '../src/index.ts';
+import { OwnedTaskStore, type TaskHandler } from '../src/index.ts';
+import { engineFactory } from './engine-helper.ts';
 
-const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
-const dir = mkdtempSync(join(tmpdir(), 'reflow-input-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-let opened: { engine: TaskEngine; connection: Connection; pool: WorkerPool }[] = [];
-afterEach(async () => {
-  for (const o of opened) {
-    await o.engine.stop(0);
-    await o.pool.close();
-    o.connection.close();
-  }
-  opened = [];
-});
+const engines = engineFactory();
+afterEach(() => engines.closeAll());
+after(() => engines.removeDir());
 
 let runs = 0;
 /** Asks two questions in round 1, one more in round 2, then answers with everything it gathered. */
@@ -38,15 +25,7 @@ const interview: TaskHandler<{ topic: string }> = {
   },
 };
 
-function engineOn(path: string) {
-  const connection = openDatabase(path);
-  migrateDatabase(connection);
-  const pool = new WorkerPool(1);
-  const engine = new TaskEngine({ connection, pool, logger: silent, sweepIntervalMs: 60_000 });
-  engine.register(interview);
-  opened.push({ engine, connection, pool });
-  return engine;
-}
+const engineOn = (path: string) => engines.open(path, [interview]).engine;
 
 async function until<T>(probe: () => T | undefined, what: string, ms = 5_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -59,7 +38,7 @@ async function until<T>(probe: () => T | undefined, what: string, ms = 5_000): P
 }
 
 test('a task parks with unique keys, ignores wrong keys, resumes on the last answer, and survives a restart while waiting', async () => {
-  const path = join(dir, 'a.db');
+  const path = engines.freshPath();
   runs = 0;
   const first = engineOn(path);
   first.start();
@@ -107,7 +86,7 @@ test('a task parks with unique keys, ignores wrong keys, resumes on the last ans
 });
 
 test('a task waiting for input can be cancelled, and answers after that change nothing', async () => {
-  const engine = engineOn(join(dir, 'b.db'));
+  const engine = engineOn(engines.freshPath());
   engine.start();
   const { task } = engine.create({ owner: 'o', kind: 'interview', input: { topic: 'x' } });
   await until(() => (engine.get(task.id)?.status === 'input_required' ? true : undefined), 'park');
