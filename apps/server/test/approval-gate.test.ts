@@ -122,6 +122,35 @@ test('restart while waiting: the question, its key and the solved plan survive; 
   assert.equal(auditedMoves(second.databasePath, taskId), done.result.structuredContent.moved);
 });
 
+test('a parked reflow holds its days: an overlapping reflow waits for the answer, then plans from what was applied', async () => {
+  const s = await server();
+  const { taskId: gated, key, request } = await parkedReflow(s);
+  // The gated plan sends bookings into podcast-suite; now podcast-suite goes offline for the same days.
+  assert.match(JSON.stringify(request), /Apply \d+ moves/);
+  const { body } = await call(s.mcpUrl, 'tools/call', {
+    name: 'reflow_month',
+    arguments: { month: '2026-09', offline_rooms: ['podcast-suite'], from: '2026-09-07', to: '2026-09-20' },
+  });
+  const later = body.result.taskId as string;
+  await call(s.mcpUrl, 'tasks/update', { taskId: gated, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  const first = await waitForTaskStatus(s.mcpUrl, gated, ['completed', 'failed']);
+  const second = await waitForTaskStatus(s.mcpUrl, later, ['completed', 'failed']);
+  assert.deepEqual([first.status, first.result.structuredContent.applied, second.status], ['completed', true, 'completed']);
+  const reader = new Database(s.databasePath, { readonly: true });
+  try {
+    const event = (taskId: string, kind: string) =>
+      (reader.prepare('SELECT min(id) AS id FROM task_events WHERE task_id = ? AND kind = ?').get(taskId, kind) as { id: number }).id;
+    assert.ok(event(later, 'claimed') > event(gated, 'completed'), 'the overlapping reflow started only after the approved one applied');
+    // Sep 7 00:00 to Sep 21 00:00 in Europe/London (BST): nothing the approved plan moved in is left in podcast-suite.
+    const left = reader
+      .prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'podcast-suite' AND status = 'confirmed' AND start_at < ? AND end_at > ?")
+      .get(Date.parse('2026-09-20T23:00:00Z'), Date.parse('2026-09-06T23:00:00Z')) as { n: number };
+    assert.equal(left.n, 0);
+  } finally {
+    reader.close();
+  }
+});
+
 test('a booking changed while waiting is re-checked at apply time: reported, not overwritten', async () => {
   const s = await server();
   const { taskId, key } = await parkedReflow(s);

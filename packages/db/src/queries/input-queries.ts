@@ -50,7 +50,7 @@ export function inputQueries(db: Db) {
           .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'input_required', message: park.message, data: { keys: Object.keys(pending) } })
           .run();
         return pending;
-      });
+      }, { behavior: 'immediate' });
     },
 
     get(taskId: string): TaskInputRow | undefined {
@@ -85,7 +85,7 @@ export function inputQueries(db: Db) {
           .run();
         tx.insert(taskEvents).values({ taskId, at: now, attempt: task.attempt, kind: 'input_received', message, data: { by, keys: accepted } }).run();
         return { accepted, resumed };
-      });
+      }, { behavior: 'immediate' });
     },
   };
 }

@@ -33,7 +33,7 @@ export function taskQueries(db: Db) {
           .values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event })
           .run();
         return inserted;
-      });
+      }, { behavior: 'immediate' });
     },
 
     /**
@@ -94,7 +94,8 @@ export function taskQueries(db: Db) {
 
     /**
      * Claims the oldest runnable task for `claimedBy`, bumping its attempt. Runnable: working,
-     * unclaimed or with a lapsed lease, attempts left, and no live claim on an overlapping scope.
+     * unclaimed or with a lapsed lease, attempts left, and no live claim or parked task on an
+     * overlapping scope. Oldest first, so an answered task runs before younger overlapping ones.
      */
     claimNext(claimedBy: string, now: number, leaseMs: number): TaskRow | undefined {
       return db.transaction((tx) => {
@@ -107,9 +108,12 @@ export function taskQueries(db: Db) {
               lt(holder.scopeStart, tasks.scopeEnd),
               sql`${holder.scopeEnd} > ${tasks.scopeStart}`,
               sql`${holder.id} <> ${tasks.id}`,
-              eq(holder.status, 'working'),
-              isNotNull(holder.claimedBy),
-              sql`${holder.leaseExpiresAt} >= ${now}`,
+              or(
+                and(eq(holder.status, 'working'), isNotNull(holder.claimedBy), sql`${holder.leaseExpiresAt} >= ${now}`),
+                // A task parked for input (an approval) still owns its plan for those days: an
+                // overlapping task waits until it is answered, cancelled or expired.
+                and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
+              ),
             ),
           );
         const next = tx
@@ -160,7 +164,7 @@ export function taskQueries(db: Db) {
           tx.update(tasks).set({ statusMessage: message, lastUpdatedAt: now }).where(fenced(fence)).run().changes === 1;
         if (ok) tx.insert(taskEvents).values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'progress', message, data }).run();
         return ok;
-      });
+      }, { behavior: 'immediate' });
     },
 
     /**
@@ -202,7 +206,7 @@ export function taskQueries(db: Db) {
           tx.update(tasks).set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt }).where(fenced(fence)).run().changes === 1;
         if (ok) tx.insert(taskEvents).values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'released', message }).run();
         return ok;
-      });
+      }, { behavior: 'immediate' });
     },
 
     /** Moves a non-terminal task to `cancelled`. False when it was already terminal (or unknown). */
@@ -216,7 +220,7 @@ export function taskQueries(db: Db) {
           .get();
         if (row) tx.insert(taskEvents).values({ taskId: id, at: now, attempt: row.attempt, kind: 'cancelled', message, data: { by } }).run();
         return row !== undefined;
-      });
+      }, { behavior: 'immediate' });
     },
 
     /** Fails a task that has used up its attempts, without needing its (lost) fence. */
@@ -230,7 +234,7 @@ export function taskQueries(db: Db) {
           .get();
         if (row) tx.insert(taskEvents).values({ taskId: id, at: now, attempt: row.attempt, kind: 'failed', message: error.message }).run();
         return row !== undefined;
-      });
+      }, { behavior: 'immediate' });
     },
 
     /** Who holds claims on working tasks (process instance ids). */
