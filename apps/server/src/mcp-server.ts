@@ -64,15 +64,13 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
             'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        admit();
-        return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
+        return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }).task);
       },
       run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
         if (args.confirm) throw new Error(`RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`);
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        admit();
-        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
+        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
         void call.reportProgress(task.statusMessage ?? 'Queued');
         const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);

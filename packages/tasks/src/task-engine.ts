@@ -111,6 +111,7 @@ export class TaskEngine {
       },
       { message, data: { by: request.owner } },
       now,
+      request.admit,
     );
     if (result.created) queueMicrotask(() => this.kick());
     return result;

@@ -87,4 +87,9 @@ export interface CreateTaskRequest {
   kind: string;
   input: unknown;
   ttlMs?: number;
+  /**
+   * Called only when a new task would be written (not for a duplicate of running work), inside the
+   * creating transaction; throw to refuse. Where per-principal limits go.
+   */
+  admit?(): void;
 }

@@ -40,7 +40,7 @@ export function taskQueries(db: Db) {
      * Inserts the task unless the same owner already has identical work (same dedupe key) under
      * way; one write transaction, so two processes cannot both insert the same work.
      */
-    createOrFind(row: NewTaskRow, event: { message: string; data?: unknown }, now: number): { task: TaskRow; created: boolean } {
+    createOrFind(row: NewTaskRow, event: { message: string; data?: unknown }, now: number, beforeInsert?: () => void): { task: TaskRow; created: boolean } {
       return db.transaction(
         (tx) => {
           const existing = tx
@@ -57,6 +57,8 @@ export function taskQueries(db: Db) {
             )
             .get();
           if (existing) return { task: existing, created: false };
+          // Limits apply to new work only, and are counted inside this transaction: no race past them.
+          beforeInsert?.();
           const task = tx.insert(tasks).values(row).returning().get();
           tx.insert(taskEvents).values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event }).run();
           return { task, created: true };
