@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { taskEvents, taskInputs, tasks, type PendingInput } from '../schema/index.ts';
-import { fenced, StaleAttemptError, type AttemptFence } from './task-queries.ts';
+import { fenced, StaleAttemptError, type AttemptFence } from './task-rows.ts';
 
 export type TaskInputRow = typeof taskInputs.$inferSelect;
 export type { PendingInput };
