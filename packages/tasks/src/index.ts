@@ -7,5 +7,6 @@ export { PermanentTaskError, type CreateTaskRequest, type ResumedInput, type Run
 export type { Logger } from './logger.ts';
 export { pollIntervalFor } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';
-export { toTaskView, OwnedTaskStore } from './task-view.ts';
+export { toTaskView } from './task-view.ts';
+export { OwnedTaskStore } from './owned-task-store.ts';
 export { pendingRequests, resumedInput } from './input-gate.ts';
