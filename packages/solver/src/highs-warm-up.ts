@@ -1,15 +1,15 @@
 // V8 first runs WebAssembly through its baseline compiler and optimises hot functions only
 // after they have run a while: measured, the first real HiGHS solve in a thread took 2.2 s
 // where the same solve takes 0.4 s afterwards. So loading the engine ends with a solve of a
-// made-up component (a busy day of 40 bookings over 8 rooms), paying that once per thread at
+// made-up component (a busy day of 32 bookings over 6 rooms), paying that once per thread at
 // start-up rather than inside the first reflow. Deterministic: no clock, no randomness.
 import type { Candidate } from './candidates.ts';
 import { solveLevelsWithHighs } from './highs-lexicographic.ts';
 
 const HOUR = 3_600_000;
 const QUARTER = HOUR / 4;
-const BOOKINGS = 40;
-const ROOMS = 8;
+const BOOKINGS = 32;
+const ROOMS = 6;
 
 /** Each booking fits a few rooms at a few starts around its own; they crowd one day. */
 function warmUpCandidates(): Candidate[][] {
