@@ -74,5 +74,5 @@ for (const size of sizes as BenchSize[]) {
 console.log(table.toString());
 console.log(`seed ${seed}; ours = ${jsOnly ? 'javascript-lp-solver for every component' : 'javascript-lp-solver for small components, HiGHS for capped models over 150 variables'};`);
 console.log('greedy short = how many fewer bookings first-fit-in-start-order moves than ours; peak = child maxRSS;');
-console.log('engine load = loadHighsEngine() before the solve (WebAssembly load and warm-up, once per thread; not in "ours s");');
+console.log('engine load = loadHighsEngine({ warmUp: true }) before the solve (WebAssembly load and a warm-up solve, once per thread; not in "ours s");');
 console.log('HiGHS gets 90 s in all and is cut short beyond that (its count is then only what it reached).');
