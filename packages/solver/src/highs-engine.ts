@@ -13,25 +13,13 @@ type Highs = Awaited<ReturnType<typeof highsLoader>>;
 
 let engine: Highs | null = null;
 let loading: Promise<void> | null = null;
-let warming: Promise<void> | null = null;
 
-/**
- * Loads the WebAssembly module once per thread; until it resolves, solve uses javascript-lp-solver
- * only. With `warmUp`, it also runs a made-up solve (highs-warm-up.ts) so the first real one in
- * this thread does not pay V8's optimisation of the WebAssembly (measured 2.2 s against 0.4 s):
- * worth it where a thread starts before the work arrives, not on a request's own path.
- */
-export function loadHighsEngine(options: { warmUp?: boolean } = {}): Promise<void> {
+/** Loads the WebAssembly module once per thread; until it resolves, solve uses javascript-lp-solver only. */
+export function loadHighsModule(): Promise<void> {
   loading ??= highsLoader().then((loaded) => {
     engine = loaded;
   });
-  if (!options.warmUp) return loading;
-  warming ??= loading.then(async () => {
-    // Imported late: the warm-up solves through this module.
-    const { warmUpHighs } = await import('./highs-warm-up.ts');
-    warmUpHighs();
-  });
-  return warming;
+  return loading;
 }
 
 export const highsReady = (): boolean => engine !== null;

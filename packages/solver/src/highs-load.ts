@@ -1,9 +1,10 @@
-// V8 first runs WebAssembly through its baseline compiler and optimises hot functions only
-// after they have run a while: measured, the first real HiGHS solve in a thread took 2.2 s
+// Loading the second engine, optionally warmed up. V8 first runs WebAssembly through its
+// baseline compiler and optimises hot functions only after they have run a while: measured, the first real HiGHS solve in a thread took 2.2 s
 // where the same solve takes 0.4 s afterwards. So `loadHighsEngine({ warmUp: true })` ends with
 // a solve of a made-up component (a busy day of 32 bookings over 6 rooms), paying that once per
 // thread before the work arrives. Deterministic: no clock, no randomness.
 import type { Candidate } from './candidates.ts';
+import { loadHighsModule } from './highs-engine.ts';
 import { solveLevelsWithHighs } from './highs-lexicographic.ts';
 
 const HOUR = 3_600_000;
@@ -33,6 +34,17 @@ function warmUpCandidates(): Candidate[][] {
   });
 }
 
-export function warmUpHighs(): void {
-  solveLevelsWithHighs(warmUpCandidates(), Number.POSITIVE_INFINITY);
+let warming: Promise<void> | null = null;
+
+/**
+ * Loads HiGHS once per thread; until it resolves, solve uses javascript-lp-solver only. With
+ * `warmUp`, it also runs the made-up solve, so the first real one in this thread does not pay
+ * V8's optimisation: worth it where a thread starts before the work arrives.
+ */
+export function loadHighsEngine(options: { warmUp?: boolean } = {}): Promise<void> {
+  if (!options.warmUp) return loadHighsModule();
+  warming ??= loadHighsModule().then(() => {
+    solveLevelsWithHighs(warmUpCandidates(), Number.POSITIVE_INFINITY);
+  });
+  return warming;
 }
