@@ -1,8 +1,9 @@
 // Loading the second engine, optionally warmed up. V8 first runs WebAssembly through its
-// baseline compiler and optimises hot functions only after they have run a while: measured, the first real HiGHS solve in a thread took 2.2 s
-// where the same solve takes 0.4 s afterwards. So `loadHighsEngine({ warmUp: true })` ends with
-// a solve of a made-up component (a busy day of 32 bookings over 6 rooms), paying that once per
-// thread before the work arrives. Deterministic: no clock, no randomness.
+// baseline compiler and optimises hot functions only after they have run a while: measured, the
+// first real HiGHS solve in a thread took 2.2 s where the same solve takes 0.4 s afterwards. So
+// `loadHighsEngine({ warmUp: true })` ends with a solve of a made-up component (a busy day of 32
+// bookings over 6 rooms), paying that once per thread before the work arrives. Deterministic:
+// no clock, no randomness.
 import type { Candidate } from './candidates.ts';
 import { loadHighsModule } from './highs-engine.ts';
 import { solveLevelsWithHighs } from './highs-lexicographic.ts';
