@@ -63,7 +63,8 @@ clientOptions(
     .requiredOption('--offline <rooms...>', 'room ids going offline (space- or comma-separated)')
     .option('--from <YYYY-MM-DD>', 'first offline day (default: the 1st)')
     .option('--to <YYYY-MM-DD>', 'last offline day, inclusive (default: the month\'s last day)')
-    .option('--dry-run', 'solve and report, but write nothing'),
+    .option('--dry-run', 'solve and report, but write nothing')
+    .option('--confirm', 'after the solve, ask on the terminal (or read y/n from stdin) before the moves are applied'),
 ).action(async (options) => {
   process.exitCode = await runCall(options);
 });

@@ -30,6 +30,8 @@ export interface McpHttpClientOptions {
   token?: string;
   /** Declare the Tasks extension on every request. */
   tasks?: boolean;
+  /** Declare elicitation: this client can answer a task's questions (reflow call --confirm asks on the terminal). */
+  elicitation?: boolean;
   clientInfo?: { name: string; version: string };
 }
 
@@ -38,7 +40,10 @@ export class McpHttpClient {
   constructor(readonly options: McpHttpClientOptions) {}
 
   async request<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-    const capabilities = this.options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+    const capabilities = {
+      ...(this.options.elicitation ? { elicitation: {} } : {}),
+      ...(this.options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+    };
     const body = {
       jsonrpc: '2.0',
       id: this.#nextId++,

@@ -125,4 +125,13 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
 
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as StateDoc;
   assert.deepEqual(state.tasks.map((x) => x.status).sort(), ['cancelled', 'completed', 'expired', 'working']);
+
+  // Asked of a server that does not know it (a wrong URL here; a wrong token reads the same), the
+  // task is "not found", not expired: the error is reported and the handle stays resumable.
+  const orphanId = state.tasks.find((x) => x.status === 'working')!.taskId;
+  const elsewhere = reflow(['resume', orphanId, '--url', live.mcpUrl, '--state-file', stateFile]);
+  assert.equal(await elsewhere.exited, 1, elsewhere.stderr());
+  assert.match(elsewhere.stderr(), /Task not found/);
+  const after = JSON.parse(readFileSync(stateFile, 'utf8')) as StateDoc;
+  assert.equal(after.tasks.find((x) => x.taskId === orphanId)!.status, 'working');
 });

@@ -42,6 +42,15 @@ export const configSchema = z.object({
   /** Imported into an empty database on first start; empty string disables. */
   SEED_FILE: z.string().optional(),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
+  /** Registers the official MCP conformance suite's fixture tools (greet, slow_compute, …) too. Test use only. */
+  MCP_CONFORMANCE_FIXTURES: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
+  /** Heap limit of each worker thread (MB); one that runs out fails or retries its task and is replaced. */
+  WORKER_MAX_MEMORY_MB: int(1024, 16),
+  /**
+   * TEST-ONLY fault injection, off by default: the process SIGKILLs itself inside the apply
+   * transaction after writing this many moves. The crash test uses it to hit the apply window.
+   */
+  FAULT_KILL_IN_APPLY_AFTER_MOVES: z.coerce.number().int().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

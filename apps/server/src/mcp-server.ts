@@ -1,5 +1,5 @@
-import { McpServer, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
-import { LegacyTasks, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
+import { McpServer, MissingRequiredClientCapabilityError, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
+import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
 import {
   listBookings,
   listBookingsArgsSchema,
@@ -10,6 +10,7 @@ import {
 } from '@reflow/reflow';
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
+import { FIXTURE_CAPABILITY_NEEDS, registerConformanceFixtures, requireDeclaredCapabilities } from './conformance/index.ts';
 import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
 import { callerOf } from './auth/principal-auth-info.ts';
 import type { Services } from './services.ts';
@@ -56,15 +57,20 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       inputSchema: reflowToolArgsSchema,
       outputSchema: reflowToolOutputSchema,
       start: ({ background: _, ...args }, call) => {
+        // The approval question is an elicitation: ask it only of a client that said it can answer one.
+        if (args.confirm && !call.clientCapabilities.elicitation)
+          throw new MissingRequiredClientCapabilityError(
+            { requiredCapabilities: { elicitation: {} } } as never,
+            'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
+          );
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        admit();
-        return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input }).task);
+        return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }).task);
       },
       run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
+        if (args.confirm) throw new Error(`RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`);
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        admit();
-        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input });
+        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
         void call.reportProgress(task.statusMessage ?? 'Queued');
         const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
@@ -77,7 +83,9 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
     const tasks = ctx.era === 'legacy' ? new LegacyTasks({ store, principal: principalOf }) : new TasksExtension({ store, principal: principalOf });
     tasks.tool('reflow_month', reflowMonth);
+    if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
+    if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
     return mcp;
   };
 }

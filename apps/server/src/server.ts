@@ -18,9 +18,16 @@ try {
 }
 logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow server listening');
 
+let shuttingDown = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.once(signal, () => {
-    logger.info({ signal }, 'shutting down');
+  process.on(signal, () => {
+    // A second signal means "now": the database is still consistent (every write is a transaction).
+    if (shuttingDown) {
+      logger.warn({ signal }, 'second signal: exiting without waiting');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down: no new requests; running tasks finish or are released');
     server.close().then(
       () => process.exit(0),
       (error) => {

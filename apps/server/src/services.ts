@@ -5,6 +5,7 @@ import { importSite, reflowTaskHandler } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
+import { fixtureTaskHandlers } from './conformance/index.ts';
 import { createMetrics, watchServices, type Metrics } from './metrics/service-metrics.ts';
 
 export interface Services {
@@ -12,6 +13,8 @@ export interface Services {
   queries: Queries;
   pool: WorkerPool;
   engine: TaskEngine;
+  /** The conformance suite's fixture tools are registered too (MCP_CONFORMANCE_FIXTURES). */
+  conformanceFixtures: boolean;
   metrics: Metrics;
   close(graceMs?: number): Promise<void>;
 }
@@ -27,7 +30,7 @@ export function createServices(config: Config, logger: Logger): Services {
     const summary = importSite(JSON.parse(readFileSync(seedFile, 'utf8')), queries);
     logger.info({ ...summary, seedFile }, 'empty database seeded');
   }
-  const pool = new WorkerPool(config.WORKERS);
+  const pool = new WorkerPool(config.WORKERS, { maxOldGenerationSizeMb: config.WORKER_MAX_MEMORY_MB });
   const engine = new TaskEngine({
     connection,
     pool,
@@ -39,7 +42,8 @@ export function createServices(config: Config, logger: Logger): Services {
   });
   const metrics = createMetrics();
   const observe = { solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000), applied: (ms: number) => metrics.applySeconds.observe(ms / 1000) };
-  engine.register(reflowTaskHandler({ connection, queries, observe }));
+  engine.register(reflowTaskHandler({ connection, queries, observe, applyHooks: faultHooks(config, logger) }));
+  if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
   watchServices(metrics, { connection, queries, pool, engine });
   engine.start();
   return {
@@ -47,12 +51,26 @@ export function createServices(config: Config, logger: Logger): Services {
     queries,
     pool,
     engine,
+    conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES,
     metrics,
+    /** Lets running attempts finish within graceMs or releases them, then closes the pool and the database. */
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);
       await pool.close();
       connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
       connection.close();
+    },
+  };
+}
+
+/** The test-only crash hook (FAULT_KILL_IN_APPLY_AFTER_MOVES); undefined, and so inert, unless configured. */
+function faultHooks(config: Config, logger: Logger) {
+  const after = config.FAULT_KILL_IN_APPLY_AFTER_MOVES;
+  if (after === undefined) return undefined;
+  logger.warn({ after }, 'TEST-ONLY fault injection on: this process kills itself inside its first apply transaction');
+  return {
+    afterMoveWritten: (written: number) => {
+      if (written >= after) process.kill(process.pid, 'SIGKILL');
     },
   };
 }

@@ -35,7 +35,11 @@ export async function startServer(config: Config, logger: Logger = pino({ level:
     services,
     close: () =>
       (closing ??= (async () => {
-        await app.close();
+        // Stop accepting first; running solves get the grace period (their synchronous callers are
+        // answered when they finish or are released), then the pool and the database close.
+        const appClosed = app.close();
+        await services.engine.stop(config.SHUTDOWN_GRACE_MS);
+        await appClosed;
         await services.close();
       })()),
   };

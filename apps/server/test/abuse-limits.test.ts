@@ -37,6 +37,8 @@ test('a cap on unfinished tasks per principal, counted in the database; cancelli
   await create(server.mcpUrl, ALICE, 2);
   const refused = await create(server.mcpUrl, ALICE, 3);
   assert.match(toolText(refused.body), /^RFL_TOO_MANY_TASKS: alice already has 2 unfinished tasks \(the limit is 2\); wait for one to finish or cancel one$/);
+  // At the cap, repeating a request that is already running is not new work: it returns that task.
+  assert.equal((await create(server.mcpUrl, ALICE, 1)).body.result.taskId, first);
   assert.equal((await create(server.mcpUrl, BOB, 1)).body.result.resultType, 'task', 'the cap is per principal');
   await rpc(server.mcpUrl, 'tasks/cancel', { taskId: first }, { token: ALICE });
   assert.equal((await create(server.mcpUrl, ALICE, 3)).body.result.resultType, 'task');

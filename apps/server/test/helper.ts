@@ -39,7 +39,7 @@ export async function rpc(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { tasks?: boolean; id?: number | string; headers?: Record<string, string>; token?: string } = {},
+  opts: { tasks?: boolean; capabilities?: Record<string, unknown>; id?: number | string; headers?: Record<string, string>; token?: string } = {},
 ): Promise<{ status: number; body: any }> {
   const name = (params.name ?? params.taskId) as string | undefined;
   const res = await fetch(url, {
@@ -61,7 +61,7 @@ export async function rpc(
         ...params,
         _meta: {
           'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientCapabilities': opts.tasks === false ? {} : { extensions: { [TASKS]: {} } },
+          'io.modelcontextprotocol/clientCapabilities': opts.capabilities ?? (opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
         },
       },
     }),

@@ -132,7 +132,7 @@ test('a failed task: listed under failed, its detail carries the error and the a
   } while (Date.now() < deadline);
   assert.equal(detail.task.status, 'failed');
   assert.deepEqual(detail.error, { code: -32602, message: 'No site has been imported yet' });
-  assert.deepEqual(detail.events.map((e: any) => e.kind), ['created', 'failed']);
+  assert.deepEqual(detail.events.map((e: any) => e.kind), ['created', 'claimed', 'failed']);
   assert.equal(detail.events.at(-1).attempt, 1);
   assert.equal(detail.reflow.summary, null);
   assert.deepEqual(detail.reflow.audit, { moves: 0, unresolved: 0 });

@@ -5,6 +5,7 @@ export * from './queries/task-queries.ts';
 export * from './queries/site-queries.ts';
 export * from './queries/booking-queries.ts';
 export * from './queries/audit-queries.ts';
+export * from './queries/input-queries.ts';
 export * from './queries/principal-queries.ts';
 export * from './queries/task-list-queries.ts';
 export { BOOKING_STATUSES, TASK_STATUSES, type BookingStatus, type TaskStatus } from './schema/index.ts';
@@ -12,13 +13,18 @@ export { BOOKING_STATUSES, TASK_STATUSES, type BookingStatus, type TaskStatus } 
 import type { Connection } from './connection.ts';
 import { auditQueries } from './queries/audit-queries.ts';
 import { bookingQueries } from './queries/booking-queries.ts';
+import { inputQueries } from './queries/input-queries.ts';
 import { principalQueries } from './queries/principal-queries.ts';
 import { siteQueries } from './queries/site-queries.ts';
 import { taskQueries } from './queries/task-queries.ts';
 
-/** Runs `fn` in one synchronous transaction (better-sqlite3 transactions cannot await). */
+/**
+ * Runs `fn` in one synchronous write transaction (better-sqlite3 transactions cannot await). It
+ * begins IMMEDIATE: a read-then-write transaction that only upgraded its lock later could fail with
+ * SQLITE_BUSY when another process sharing the file wrote in between, which busy_timeout cannot wait out.
+ */
 export function inTransaction<T>(connection: Connection, fn: () => T): T {
-  return connection.sqlite.transaction(fn)();
+  return connection.sqlite.transaction(fn).immediate();
 }
 
 export function queriesFor(connection: Connection) {
@@ -27,6 +33,7 @@ export function queriesFor(connection: Connection) {
     site: siteQueries(connection.db),
     bookings: bookingQueries(connection.db),
     audit: auditQueries(connection.db),
+    inputs: inputQueries(connection.db),
     principals: principalQueries(connection.db),
   };
 }

@@ -2,6 +2,6 @@
 // Knows nothing of bookings; tasks come from any TaskStore.
 export { TasksExtension, type TaskToolDefinition, type TasksExtensionOptions, type ToolCall } from './tasks-extension.ts';
 export type { TaskError, TaskStatus, TaskStore, TaskView } from './task-store.ts';
-export { TASKS_EXTENSION_ID, CLIENT_CAPABILITIES_META_KEY, createTaskResult, declaresTasks, getTaskResult } from './wire.ts';
+export { TASKS_EXTENSION_ID, CLIENT_CAPABILITIES_META_KEY, clientCapabilities, createTaskResult, declaresTasks, getTaskResult } from './wire.ts';
 export { LegacyTasks, type LegacyTaskStore, type LegacyTasksOptions } from './legacy-tasks.ts';
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';

@@ -1,4 +1,4 @@
-import { McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { TaskStore, TaskView } from './task-store.ts';
@@ -103,7 +103,11 @@ export class LegacyTasks {
       }
       let task: TaskView;
       try {
-        task = await tool.start(parsed.data, this.#call(ctx));
+        const started = await tool.start(parsed.data, this.#call(ctx));
+        // Asking in the call itself (SEP-2322) is a 2026-07-28 feature this task API cannot carry.
+        if (isInputRequiredResult(started))
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} needs input first, which the 2025-11-25 task API cannot ask for`);
+        task = started;
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
@@ -132,6 +136,8 @@ export class LegacyTasks {
     return {
       principal: this.#o.principal(ctx),
       signal: ctx.mcpReq.signal,
+      // This API has no tasks/update, so nothing is asked of its clients mid-task, whatever they declared.
+      clientCapabilities: {},
       reportProgress: async (message) => {
         if (token === undefined) return;
         await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } });
@@ -140,8 +146,11 @@ export class LegacyTasks {
   }
 
   async #visible(taskId: string, ctx: ServerContext): Promise<TaskView> {
-    const task = await this.#o.store.get(taskId, this.#o.principal(ctx));
-    if (!task) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Task not found or expired: ${taskId}`);
-    return task;
+    const principal = this.#o.principal(ctx);
+    const task = await this.#o.store.get(taskId, principal);
+    if (task) return task;
+    // The same two answers as the 2026-07-28 path: only the owner hears that a task expired.
+    const expired = (await this.#o.store.expired?.(taskId, principal)) ?? false;
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', { taskId });
   }
 }

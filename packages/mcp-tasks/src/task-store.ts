@@ -28,6 +28,11 @@ export interface TaskView {
 export interface TaskStore {
   /** The task, or undefined when it is unknown, expired, or belongs to another principal: all look alike. */
   get(taskId: string, principal: string): TaskView | undefined | Promise<TaskView | undefined>;
+  /**
+   * Whether the principal's own task has passed its TTL, so the error can say "Task has expired"
+   * instead of "Task not found". Must be false for another principal's task (no existence leak).
+   */
+  expired?(taskId: string, principal: string): boolean | Promise<boolean>;
   /** Requests cancellation. False when no such task is visible to the principal. Terminal tasks stay as they are. */
   cancel(taskId: string, principal: string): boolean | Promise<boolean>;
   /** Delivers input responses to a task waiting for them. False when no such task is visible to the principal. */

@@ -10,6 +10,12 @@ export function declaresTasks(envelope: Record<string, unknown> | undefined): bo
   return entry !== null && typeof entry === 'object' && !Array.isArray(entry);
 }
 
+/** The client capabilities this request declared in its envelope; {} when it declared none. */
+export function clientCapabilities(envelope: Record<string, unknown> | undefined): Record<string, unknown> {
+  const caps = envelope?.[CLIENT_CAPABILITIES_META_KEY];
+  return caps !== null && typeof caps === 'object' && !Array.isArray(caps) ? (caps as Record<string, unknown>) : {};
+}
+
 const base = (t: TaskView) => ({
   taskId: t.taskId,
   status: t.status,

@@ -1,4 +1,4 @@
-import type { Queries } from '@reflow/db';
+import type { BookingRow, Queries } from '@reflow/db';
 import type { Move, Plan, Unresolved as SolverUnresolved } from '@reflow/solver';
 import type { Snapshot } from './snapshot.ts';
 
@@ -11,40 +11,72 @@ export interface Applied {
 }
 
 /**
+ * Test-only fault injection (off unless a test passes it): called after each move is written,
+ * inside the apply transaction, so a crash test can kill the process half way through an apply.
+ */
+export interface ApplyHooks {
+  afterMoveWritten?(written: number): void;
+}
+
+/**
  * Writes a plan; call inside the transaction that also records the task's terminal state, so a
  * month is never half moved. Every move is re-checked against the bookings as they are now: a
  * booking edited since the snapshot, or a target slot taken meanwhile, is reported, never overwritten.
  */
-export function applyPlan(taskId: string, plan: Plan, snapshot: Snapshot, queries: Queries, now: number): Applied {
-  const affectedIds = [...plan.moves.map((m) => m.bookingId), ...plan.unresolved.map((u) => u.bookingId)];
-  const moves: Move[] = [];
+export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, 'versions'>, queries: Queries, now: number, hooks: ApplyHooks = {}): Applied {
   const unresolved: Unresolved[] = [];
+  const unchanged = (row: BookingRow | undefined, id: string): row is BookingRow =>
+    row !== undefined && row.version === snapshot.versions[id] && row.status === 'confirmed';
+
+  // Bookings the plan could not move vacate their slot first: they need rebooking, unless edited meanwhile.
+  for (const u of plan.unresolved) {
+    const current = queries.bookings.get(u.bookingId);
+    if (unchanged(current, u.bookingId)) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+  }
+
+  let moving: { move: Move; current: BookingRow; end: number }[] = [];
   for (const move of plan.moves) {
-    const before = snapshot.bookings[move.bookingId];
-    const duration = before.endAt - before.startAt;
     const current = queries.bookings.get(move.bookingId);
-    if (!current || current.version !== snapshot.versions[move.bookingId] || current.status !== 'confirmed') {
-      unresolved.push({ bookingId: move.bookingId, code: 'changed', reason: 'The booking was changed or cancelled while the reflow was solving; it was left as it is now' });
+    if (!unchanged(current, move.bookingId)) {
+      unresolved.push({ bookingId: move.bookingId, code: 'changed', reason: 'The booking was changed or cancelled after the reflow read it (while solving or awaiting approval); it was left as it is now' });
       continue;
     }
-    const conflict = queries.bookings.firstConflict(move.toRoom, move.toStart, move.toStart + duration, affectedIds);
-    if (conflict) {
+    moving.push({ move, current, end: move.toStart + (current.endAt - current.startAt) });
+  }
+
+  // A target slot may only overlap bookings that are themselves moving away. A move dropped here
+  // keeps its booking where it is, which may block another move in turn: repeat until none drops.
+  for (let dropped = true; dropped; ) {
+    dropped = false;
+    const movingIds = moving.map((m) => m.move.bookingId);
+    moving = moving.filter(({ move, end }) => {
+      const conflict = queries.bookings.firstConflict(move.toRoom, move.toStart, end, movingIds);
+      if (!conflict) return true;
+      dropped = true;
       unresolved.push({
         bookingId: move.bookingId,
         code: 'rooms_busy',
-        reason: `Its planned slot in ${move.toRoom} was taken by ${conflict.id} while the reflow was solving; rebook it or run the reflow again`,
+        reason: `Its planned slot in ${move.toRoom} was taken by ${conflict.id} after the reflow read the month; rebook it or run the reflow again`,
       });
-      continue;
-    }
-    queries.bookings.move(move.bookingId, current.version, { roomId: move.toRoom, startAt: move.toStart, endAt: move.toStart + duration });
+      return false;
+    });
+  }
+
+  const moves: Move[] = [];
+  for (const { move, current, end } of moving) {
+    if (!queries.bookings.move(move.bookingId, current.version, { roomId: move.toRoom, startAt: move.toStart, endAt: end }))
+      throw new Error(`Booking ${move.bookingId} changed inside the apply transaction`);
     queries.audit.recordMove({ taskId, ...move, appliedAt: now });
     moves.push(move);
+    hooks.afterMoveWritten?.(moves.length);
   }
-  for (const u of [...plan.unresolved, ...unresolved]) {
+
+  for (const u of unresolved) {
+    // A move dropped for a taken slot still has to leave the offline room: it needs rebooking.
     const current = queries.bookings.get(u.bookingId);
-    const unchanged = current && current.version === snapshot.versions[u.bookingId] && current.status === 'confirmed';
-    if (unchanged) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
-    queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
+    if (u.code !== 'changed' && unchanged(current, u.bookingId)) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
   }
-  return { moves, unresolved: [...plan.unresolved, ...unresolved] };
+  const all = [...plan.unresolved, ...unresolved];
+  for (const u of all) queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
+  return { moves, unresolved: all };
 }

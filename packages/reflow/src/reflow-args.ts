@@ -23,6 +23,10 @@ export const reflowArgsSchema = z
     from: isoDate.optional().describe('First offline day (YYYY-MM-DD, inside the month); default: the first of the month'),
     to: isoDate.optional().describe('Last offline day, inclusive; default: the last of the month'),
     dry_run: z.boolean().optional().describe('Plan only: report the moves without writing them'),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe('Ask before applying: the task waits in input_required with an elicitation summarising the plan, and applies only on yes'),
   })
   .strict();
 
@@ -35,6 +39,8 @@ export interface ReflowInput {
   from: string;
   to: string;
   dryRun: boolean;
+  /** Wait for approval (input_required) between the solve and the apply. Absent when not asked. */
+  confirm?: true;
 }
 
 /** Checks what the schema cannot: real dates, rooms that exist, a window inside the month. */
@@ -56,5 +62,6 @@ export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInp
   if (unknown.length)
     throw new ReflowInputError('RFL_UNKNOWN_ROOM', `Unknown room ${unknown.join(', ')}; known rooms: ${[...known].join(', ') || 'none (import a site first)'}`);
   const offlineRooms = [...new Set(args.offline_rooms)].sort();
-  return { month: args.month, offlineRooms, from, to, dryRun: args.dry_run ?? false };
+  if (args.confirm && args.dry_run) throw new ReflowInputError('RFL_CONFIRM_DRY_RUN', 'confirm asks before applying, and dry_run never applies: use one of them');
+  return { month: args.month, offlineRooms, from, to, dryRun: args.dry_run ?? false, ...(args.confirm ? { confirm: true as const } : {}) };
 }

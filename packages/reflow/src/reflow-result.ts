@@ -5,7 +5,8 @@ export const reflowResultSchema = z.object({
   moved: z.number().int().describe('Bookings given a new room or time'),
   unresolved: z.number().int().describe('Affected bookings that could not move (marked needs_rebooking unless dry_run)'),
   affected: z.number().int().describe('Confirmed bookings in the offline rooms during the window'),
-  applied: z.boolean().describe('Whether the moves were written (false for dry_run)'),
+  applied: z.boolean().describe('Whether the moves were written (false for dry_run, or when the approval was declined)'),
+  approval: z.enum(['accepted', 'declined']).optional().describe('The answer to the approval question, when confirm was asked'),
   month: z.string(),
   offlineRooms: z.array(z.string()),
   window: z.object({ from: z.string(), to: z.string() }).describe('Offline days, inclusive'),
@@ -34,6 +35,7 @@ export type ReflowResult = z.infer<typeof reflowResultSchema>;
 export function toCallToolResult(result: ReflowResult) {
   const verb = result.applied ? 'Moved' : 'Would move';
   const lines = [
+    ...(result.approval === 'declined' ? ['Not applied: the plan was declined; nothing was moved.'] : []),
     `${verb} ${result.moved} of ${result.affected} bookings out of ${result.offlineRooms.join(', ')} (${result.window.from} to ${result.window.to}); ${result.unresolved} need rebooking.`,
     `Total shift ${result.totalShiftMinutes} min; moved count ${result.optimal.moved ? 'proven optimal' : `at most ${result.movedBound}`}.`,
     ...result.unresolvedBookings.slice(0, 10).map((u) => `- ${u.bookingId} (${u.title}): ${u.reason}`),

@@ -1,15 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import type { Connection, Queries } from '@reflow/db';
 import type { Plan, SolveProgress } from '@reflow/solver';
-import type { Applied } from './apply-plan.ts';
-import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler } from '@reflow/tasks';
+import type { Applied, ApplyHooks } from './apply-plan.ts';
+import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
+import { APPROVAL, approvalQuestion, approvalRequest, approved, keepForApproval, type AwaitingApproval } from './approval-gate.ts';
 import type { ReflowInput } from './reflow-args.ts';
 import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
 import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
-import { readSnapshot, type Snapshot } from './snapshot.ts';
+import { readSnapshot, reflowScope, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
 
 export const REFLOW_KIND = 'reflow_month';
@@ -24,6 +25,8 @@ export interface ReflowTaskOptions {
   cancelGraceMs?: number;
   componentBudgetMs?: number;
   now?: () => number;
+  /** Test-only fault injection inside the apply transaction; never set in production. */
+  applyHooks?: ApplyHooks;
   /** Told how long each solve and each apply took, in milliseconds (for metrics). */
   observe?: { solved?(ms: number): void; applied?(ms: number): void };
 }
@@ -35,7 +38,10 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
   return {
     kind: REFLOW_KIND,
     describe: (input) => `Queued: reflow ${input.offlineRooms.join(', ')}, ${humanRange(input.from, input.to)}`,
+    // Overlapping reflows that apply run one after the other; the later one snapshots after the earlier applied.
+    scope: (input) => reflowScope(input, queries),
     async run(input, ctx) {
+      if (ctx.resumed) return finishApproval(input, ctx.taskId, ctx.resumed.state as AwaitingApproval, ctx.resumed.responses[APPROVAL], queries, now, options);
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));
@@ -65,18 +71,37 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
         const result = buildResult(input, plan, plan, snapshot, false);
         return { status: 'completed', result: toCallToolResult(result), message: summary(result) };
       }
-      return {
-        status: 'completed',
-        commit: () => {
-          const applyStart = performance.now();
-          const applied = applyPlan(ctx.taskId, plan, snapshot, queries, now());
-          options.observe?.applied?.(performance.now() - applyStart);
-          const result = buildResult(input, plan, applied, snapshot, true);
-          return { result: toCallToolResult(result), message: summary(result) };
-        },
-      };
+      if (input.confirm)
+        return {
+          status: 'input_required',
+          requests: { [APPROVAL]: approvalRequest(input, plan) },
+          state: keepForApproval(plan, snapshot),
+          message: `Waiting for approval: ${approvalQuestion(input, plan)}`,
+        };
+      return applyOutcome(input, ctx.taskId, plan, snapshot, queries, now, options);
     },
   };
+}
+
+/** Applies the plan in the transaction that records the terminal state; re-checks every booking first. */
+function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept, queries: Queries, now: () => number, hooks: Hooks, approval?: 'accepted'): TaskOutcome {
+  return {
+    status: 'completed',
+    commit: () => {
+      const applyStart = performance.now();
+      const applied = applyPlan(taskId, plan, kept, queries, now(), hooks.applyHooks);
+      hooks.observe?.applied?.(performance.now() - applyStart);
+      const result = { ...buildResult(input, plan, applied, kept, true), ...(approval ? { approval } : {}) };
+      return { result: toCallToolResult(result), message: summary(result) };
+    },
+  };
+}
+
+/** After the approval question: yes applies the plan kept in the database (re-checked now), anything else applies nothing. */
+function finishApproval(input: ReflowInput, taskId: string, parked: AwaitingApproval, answer: unknown, queries: Queries, now: () => number, hooks: Hooks): TaskOutcome {
+  if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, hooks, 'accepted');
+  const result = { ...buildResult(input, parked.plan, parked.plan, parked.kept, false), approval: 'declined' as const };
+  return { status: 'completed', result: toCallToolResult(result), message: `Not applied: the plan was declined (${summary(result)})` };
 }
 
 function countAffected(s: Snapshot): number {
@@ -89,7 +114,10 @@ function summary(r: ReflowResult): string {
   return `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings; ${r.unresolved} need rebooking`;
 }
 
-function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Snapshot, written: boolean): ReflowResult {
+type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings'>;
+type Hooks = Pick<ReflowTaskOptions, 'observe' | 'applyHooks'>;
+
+function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, written: boolean): ReflowResult {
   const title = (id: string) => s.bookings[id]?.title ?? id;
   if (!plan) throw new PermanentTaskError('The solver returned no plan');
   return {

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { BookingRow, Queries } from '@reflow/db';
 import type { Problem } from '@reflow/solver';
-import { PermanentTaskError } from '@reflow/tasks';
+import { PermanentTaskError, type TaskScope } from '@reflow/tasks';
 import type { ReflowInput } from './reflow-args.ts';
 import { atLocalTime, localDates, localMidnight, nextLocalMidnight } from './local-time.ts';
 
@@ -16,14 +16,33 @@ export interface Snapshot {
 /** Placements may shift by at most a day's worth of flex; a day either side covers every candidate. */
 const MARGIN_DAYS = 1;
 
+/** The local days a reflow reads and may write: its window and a margin day either side. */
+function readDays(input: ReflowInput): { first: string; last: string } {
+  return {
+    first: DateTime.fromISO(input.from).minus({ days: MARGIN_DAYS }).toISODate()!,
+    last: DateTime.fromISO(input.to).plus({ days: MARGIN_DAYS }).toISODate()!,
+  };
+}
+
+/**
+ * What a reflow that applies its plan holds exclusively. Any room can receive a moved booking, so
+ * every two reflows share rooms; they conflict when the days they read and write overlap. A dry run
+ * writes nothing and holds nothing.
+ */
+export function reflowScope(input: ReflowInput, queries: Queries): TaskScope | undefined {
+  const site = queries.site.getSite();
+  if (input.dryRun || !site) return undefined;
+  const { first, last } = readDays(input);
+  return { key: 'bookings', start: localMidnight(first, site.timezone), end: nextLocalMidnight(last, site.timezone) };
+}
+
 /** Reads what the solver needs, as instants: rooms' opening hours per local day and the confirmed bookings around the window. */
 export function readSnapshot(input: ReflowInput, queries: Queries): Snapshot {
   const site = queries.site.getSite();
   if (!site) throw new PermanentTaskError('No site has been imported yet', -32602);
   const zone = site.timezone;
   const window = { start: localMidnight(input.from, zone), end: nextLocalMidnight(input.to, zone) };
-  const first = DateTime.fromISO(input.from).minus({ days: MARGIN_DAYS }).toISODate()!;
-  const last = DateTime.fromISO(input.to).plus({ days: MARGIN_DAYS }).toISODate()!;
+  const { first, last } = readDays(input);
   const days = localDates(first, last);
   const rooms = queries.site.listRooms().map((room) => ({
     id: room.id,

@@ -1,5 +1,6 @@
 import { inTransaction, StaleAttemptError, type Connection, type Queries, type TaskRow } from '@reflow/db';
 import type { Logger } from './logger.ts';
+import { resumedInput } from './input-gate.ts';
 import { PermanentTaskError, type TaskHandler, type TaskOutcome } from './types.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
@@ -15,7 +16,15 @@ export interface AttemptDeps {
   onProgress: (taskId: string, message: string) => void;
 }
 
-export type AttemptEnd = 'finished' | 'released' | 'lost';
+export type AttemptEnd = 'finished' | 'released' | 'lost' | 'parked';
+
+/** Why an attempt was stopped from outside: the abort reason the engine gives its signal. */
+export class AttemptInterrupted extends Error {
+  constructor(readonly why: 'cancelled' | 'lease lost' | 'shutting down') {
+    super(why);
+    this.name = 'AttemptInterrupted';
+  }
+}
 
 /**
  * Runs one claimed attempt: heartbeat, progress, then the terminal write fenced by the attempt.
@@ -26,22 +35,30 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
   const fence = { taskId: row.id, attempt: row.attempt, claimedBy: deps.instanceId };
   const log = logger.child({ taskId: row.id, attempt: row.attempt, kind: row.kind });
   const heartbeat = setInterval(() => {
-    if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new Error('lease lost'));
+    if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new AttemptInterrupted('lease lost'));
   }, deps.heartbeatMs);
   heartbeat.unref();
   log.info('task attempt started');
   try {
+    const resumed = resumedInput(row, queries);
     const outcome: TaskOutcome = await handler.run(row.input, {
       taskId: row.id,
       attempt: row.attempt,
       owner: row.owner,
       signal: abort.signal,
       pool: deps.pool,
+      ...(resumed ? { resumed } : {}),
       progress: (message, data) => {
         if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
       },
     });
     const now = deps.now();
+    if (outcome.status === 'input_required') {
+      queries.inputs.park(fence, now, { requests: outcome.requests, state: outcome.state, message: outcome.message });
+      deps.onProgress(row.id, outcome.message);
+      log.info('task parked waiting for input');
+      return 'parked';
+    }
     inTransaction(deps.connection, () => {
       if (outcome.status === 'completed') {
         const { result, message } = 'commit' in outcome ? outcome.commit() : outcome;
@@ -54,8 +71,16 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
     return 'finished';
   } catch (error) {
     if (error instanceof StaleAttemptError || abort.signal.aborted) {
-      // Cancelled, superseded, or shutting down: whatever this attempt computed is discarded.
-      const released = queries.tasks.release(fence, deps.now(), 'Attempt stopped; the task waits for the next worker');
+      // Cancelled, superseded, or shutting down: whatever this attempt computed is discarded. A clean
+      // shutdown does not count against the task's attempts; it did not fail.
+      const reason = abort.signal.reason;
+      const shutdown = reason instanceof AttemptInterrupted && reason.why === 'shutting down';
+      const released = queries.tasks.release(
+        fence,
+        deps.now(),
+        shutdown ? 'The server shut down before this attempt finished; the task waits for the next start' : 'Attempt stopped; the task waits for the next worker',
+        { refundAttempt: shutdown },
+      );
       log.info({ reason: String(abort.signal.reason ?? error) }, released ? 'task attempt released' : 'task attempt discarded');
       return released ? 'released' : 'lost';
     }

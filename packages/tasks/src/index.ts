@@ -1,9 +1,12 @@
 // @reflow/tasks: the durable task engine. Knows nothing of MCP or bookings.
 export { TaskEngine, isTerminal, type TaskEngineOptions } from './task-engine.ts';
-export { WorkerPool, type RunOptions } from './worker-pool.ts';
+export { WorkerPool, type RunOptions, type WorkerPoolOptions } from './worker-pool.ts';
+export { AttemptInterrupted } from './attempt-runner.ts';
 export { workerTask, newStopFlag, raiseStopFlag, type WorkerContext } from './worker-task.ts';
-export { PermanentTaskError, type CreateTaskRequest, type RunContext, type TaskHandler, type TaskOutcome, type TaskRow, type TaskError } from './types.ts';
+export { PermanentTaskError, type CreateTaskRequest, type ResumedInput, type RunContext, type TaskHandler, type TaskOutcome, type TaskScope, type TaskRow, type TaskError } from './types.ts';
 export type { Logger } from './logger.ts';
 export { pollIntervalFor } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';
-export { toTaskView, OwnedTaskStore } from './task-view.ts';
+export { toTaskView } from './task-view.ts';
+export { OwnedTaskStore } from './owned-task-store.ts';
+export { pendingRequests, resumedInput } from './input-gate.ts';

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import type { Connection, Queries, TaskRow } from '@reflow/db';
+import { hostname } from 'node:os';
+import type { AnswerOutcome, Connection, Queries, TaskRow } from '@reflow/db';
 import { queriesFor } from '@reflow/db';
-import { runAttempt } from './attempt-runner.ts';
+import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
+import { deadClaimants } from './claimant.ts';
 import type { Logger } from './logger.ts';
 import { pollIntervalFor } from './poll-interval.ts';
 import { dedupeKey, newTaskId } from './task-id.ts';
@@ -31,7 +33,8 @@ export const isTerminal = (status: string) => TERMINAL.has(status);
  * rows with a lease; every write of an attempt is fenced by (id, attempt, claimant).
  */
 export class TaskEngine {
-  readonly instanceId = `inst_${randomBytes(8).toString('hex')}`;
+  /** Who claims: random per engine, plus host and pid so a restart can tell its dead predecessor's claims. */
+  readonly instanceId = `inst_${randomBytes(8).toString('hex')}@${hostname()}:${process.pid}`;
   readonly queries: Queries;
   readonly #handlers = new Map<string, TaskHandler<any>>();
   readonly #running = new Map<string, AbortController>();
@@ -60,11 +63,16 @@ export class TaskEngine {
     return this;
   }
 
-  /** Reclaims what a dead process left behind, then starts working the queue and sweeping. */
+  /**
+   * Reclaims at once what a dead process on this host left `working` (no waiting for its leases to
+   * lapse; claims of live processes or other hosts are left to their leases), then starts working
+   * the queue and sweeping.
+   */
   start(): void {
     const now = this.#o.now();
-    const reclaimed = this.queries.tasks.releaseForeignClaims(this.instanceId, now);
-    if (reclaimed) this.#o.logger.warn({ reclaimed }, 'reclaimed tasks left working by a previous process');
+    const dead = deadClaimants(this.queries.tasks.claimants(), this.instanceId);
+    const reclaimed = this.queries.tasks.releaseClaimsOf(dead, now, 'The process running this attempt stopped; the task waits for the next worker');
+    if (reclaimed) this.#o.logger.warn({ reclaimed, claimants: dead }, 'reclaimed tasks left working by a previous process');
     this.#sweep();
     this.#sweeper = setInterval(() => this.#sweep(), this.#o.sweepIntervalMs);
     this.#sweeper.unref();
@@ -78,13 +86,13 @@ export class TaskEngine {
   create(request: CreateTaskRequest): { task: TaskRow; created: boolean } {
     const handler = this.#handlers.get(request.kind);
     if (!handler) throw new Error(`No handler for task kind ${request.kind}`);
+    if (this.#stopping) throw new Error('The server is shutting down and accepts no new tasks');
     const now = this.#o.now();
     const key = dedupeKey(request.kind, request.input);
-    const existing = this.queries.tasks.findWorkingDuplicate(request.owner, request.kind, key, now);
-    if (existing) return { task: existing, created: false };
     const ttlMs = request.ttlMs ?? this.#o.defaultTtlMs;
     const message = handler.describe?.(request.input) ?? `Queued ${request.kind}`;
-    const task = this.queries.tasks.insert(
+    const scope = handler.scope?.(request.input);
+    const result = this.queries.tasks.createOrFind(
       {
         id: newTaskId(),
         owner: request.owner,
@@ -99,11 +107,14 @@ export class TaskEngine {
         expiresAt: now + ttlMs,
         pollIntervalMs: this.pollIntervalMs(),
         maxAttempts: handler.maxAttempts ?? this.#o.maxAttempts,
+        ...(scope ? { scopeKey: scope.key, scopeStart: scope.start, scopeEnd: scope.end } : {}),
       },
       { message, data: { by: request.owner } },
+      now,
+      request.admit,
     );
-    queueMicrotask(() => this.kick());
-    return { task, created: true };
+    if (result.created) queueMicrotask(() => this.kick());
+    return result;
   }
 
   /** The task as stored, or undefined when unknown or past its TTL. */
@@ -112,14 +123,29 @@ export class TaskEngine {
     return row && row.expiresAt > this.#o.now() ? row : undefined;
   }
 
+  /** Whether `owner` had a task `taskId` that has passed its TTL (swept or not); false for anyone else. */
+  expired(taskId: string, owner: string): boolean {
+    return this.queries.tasks.expiredOwner(taskId, this.#o.now()) === owner;
+  }
+
   /** Requests cancellation: the row turns `cancelled` now; a running attempt is stopped and its work discarded. */
   cancel(taskId: string, by: string): boolean {
     const changed = this.queries.tasks.cancel(taskId, this.#o.now(), 'Cancelled', by);
     if (changed) {
-      this.#running.get(taskId)?.abort(new Error('cancelled'));
+      this.#running.get(taskId)?.abort(new AttemptInterrupted('cancelled'));
       this.#events.emit(`settled:${taskId}`);
     }
     return changed;
+  }
+
+  /**
+   * Delivers answers to a task waiting in input_required. Keys it is not waiting on (unknown, from
+   * an earlier round, already answered) are ignored; the last awaited answer puts it back in the queue.
+   */
+  answer(taskId: string, responses: Record<string, unknown>, by: string): AnswerOutcome {
+    const outcome = this.queries.inputs.answer(taskId, this.#o.now(), responses, by);
+    if (outcome.resumed) queueMicrotask(() => this.kick());
+    return outcome;
   }
 
   pollIntervalMs(): number {
@@ -143,12 +169,18 @@ export class TaskEngine {
         cleanup();
         reject(signal?.reason ?? new Error('aborted'));
       };
+      const shuttingDown = () => {
+        cleanup();
+        reject(new Error(`The server is shutting down; task ${taskId} stays queued and resumes when it restarts`));
+      };
       const cleanup = () => {
         clearInterval(timer);
         this.#events.off(`settled:${taskId}`, check);
         this.#events.off(`progress:${taskId}`, progress);
         signal?.removeEventListener('abort', aborted);
+        this.#events.off('stopping', shuttingDown);
       };
+      this.#events.on('stopping', shuttingDown);
       this.#events.on(`settled:${taskId}`, check);
       this.#events.on(`progress:${taskId}`, progress);
       signal?.addEventListener('abort', aborted);
@@ -201,7 +233,10 @@ export class TaskEngine {
     const now = this.#o.now();
     try {
       for (const row of this.queries.tasks.listExhausted(now)) {
-        const error = { code: -32603, message: `Gave up after ${row.attempt} attempt(s): the worker running it stopped responding` };
+        const error = {
+          code: -32603,
+          message: `Gave up after ${row.attempt} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,
+        };
         if (this.queries.tasks.failExhausted(row.id, now, error)) this.#events.emit(`settled:${row.id}`);
       }
       const swept = this.queries.tasks.sweepExpired(now);
@@ -218,7 +253,9 @@ export class TaskEngine {
     clearInterval(this.#sweeper);
     const deadline = Date.now() + graceMs;
     while (this.#running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-    for (const abort of this.#running.values()) abort.abort(new Error('shutting down'));
+    for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('shutting down'));
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 10));
+    // Synchronous callers waiting on a task that now stays queued hear so instead of hanging.
+    this.#events.emit('stopping');
   }
 }

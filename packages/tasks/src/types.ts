@@ -13,6 +13,13 @@ export interface RunContext {
   /** Records a sentence for statusMessage and the task's history; ignored once the attempt lost its fence. */
   progress(message: string, data?: unknown): void;
   pool: WorkerPool;
+  /** Set when the task parked in input_required and every question was answered: what it kept, and the answers by name. */
+  resumed?: ResumedInput;
+}
+
+export interface ResumedInput {
+  state: unknown;
+  responses: Record<string, unknown>;
 }
 
 export type TaskOutcome =
@@ -30,7 +37,18 @@ export type TaskOutcome =
        */
       commit: () => { result: unknown; message: string };
     }
-  | { status: 'failed'; error: TaskError; message: string };
+  | { status: 'failed'; error: TaskError; message: string }
+  | {
+      /**
+       * Park the task until a person answers: `requests` by the handler's own names (the protocol
+       * layer shows them under unique keys); `state` is kept durably and handed back in `resumed`.
+       * The lease is released meanwhile, so a wait costs no worker and survives a restart.
+       */
+      status: 'input_required';
+      requests: Record<string, unknown>;
+      state?: unknown;
+      message: string;
+    };
 
 export interface TaskHandler<Input = unknown> {
   kind: string;
@@ -38,6 +56,11 @@ export interface TaskHandler<Input = unknown> {
   maxAttempts?: number;
   /** The first statusMessage, written with the row. */
   describe?(input: Input): string;
+  /**
+   * What the task works on exclusively: tasks of the same key whose [start, end) ranges overlap never
+   * run at once; a later one waits in the queue. Undefined: it may run alongside anything.
+   */
+  scope?(input: Input): TaskScope | undefined;
   run(input: Input, ctx: RunContext): Promise<TaskOutcome>;
 }
 
@@ -53,9 +76,20 @@ export class PermanentTaskError extends Error {
   }
 }
 
+export interface TaskScope {
+  key: string;
+  start: number;
+  end: number;
+}
+
 export interface CreateTaskRequest {
   owner: string;
   kind: string;
   input: unknown;
   ttlMs?: number;
+  /**
+   * Called only when a new task would be written (not for a duplicate of running work), inside the
+   * creating transaction; throw to refuse. Where per-principal limits go.
+   */
+  admit?(): void;
 }

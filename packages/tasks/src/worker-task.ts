@@ -1,5 +1,8 @@
 import type { MessagePort } from 'node:worker_threads';
 
+/** The last message a worker posts on its progress port: everything before it has arrived. */
+export const END_OF_MESSAGES = 'reflow:end-of-messages';
+
 export interface WorkerContext {
   /** Posts a progress message back to the main thread. */
   report(message: unknown): void;
@@ -17,6 +20,7 @@ export function workerTask<P, R>(fn: (payload: P, ctx: WorkerContext) => R | Pro
         shouldStop: () => (stopFlag ? Atomics.load(stopFlag, 0) === 1 : false),
       });
     } finally {
+      port.postMessage(END_OF_MESSAGES);
       port.close();
     }
   };

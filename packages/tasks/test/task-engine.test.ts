@@ -1,39 +1,17 @@
 // The durable engine against a real SQLite file: durable create, dedupe, terminal states that stay
 // terminal, retries, fenced writes from a superseded attempt, restart reclaim and TTL.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
-import { migrateDatabase, openDatabase, type Connection } from '@reflow/db';
-import { PermanentTaskError, TaskEngine, WorkerPool, type Logger, type TaskHandler } from '../src/index.ts';
+import { openDatabase } from '@reflow/db';
+import { PermanentTaskError, type TaskHandler } from '../src/index.ts';
+import { engineFactory } from './engine-helper.ts';
 
-const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
-const dir = mkdtempSync(join(tmpdir(), 'reflow-engine-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-
-let opened: { engine: TaskEngine; connection: Connection; pool: WorkerPool }[] = [];
-afterEach(async () => {
-  for (const o of opened) {
-    await o.engine.stop(0);
-    await o.pool.close();
-    o.connection.close();
-  }
-  opened = [];
-});
-
-let n = 0;
-function engineOn(path: string, handlers: TaskHandler<any>[], options: Partial<ConstructorParameters<typeof TaskEngine>[0]> = {}) {
-  const connection = openDatabase(path);
-  migrateDatabase(connection);
-  const pool = new WorkerPool(1);
-  const engine = new TaskEngine({ connection, pool, logger: silent, sweepIntervalMs: 60_000, ...options });
-  for (const h of handlers) engine.register(h);
-  opened.push({ engine, connection, pool });
-  return { engine, connection };
-}
-const freshPath = () => join(dir, `e${++n}.db`);
+const engines = engineFactory();
+afterEach(() => engines.closeAll());
+after(() => engines.removeDir());
+const engineOn = engines.open;
+const freshPath = engines.freshPath;
 
 const echo: TaskHandler<{ value: number }> = {
   kind: 'echo',
@@ -61,7 +39,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   const done = await engine.waitFor(a.task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done!.result!), { doubled: 42 });
-  assert.deepEqual(engine.queries.tasks.events(a.task.id).map((e) => e.kind), ['created', 'progress', 'completed']);
+  assert.deepEqual(engine.queries.tasks.events(a.task.id).map((e) => e.kind), ['created', 'claimed', 'progress', 'completed']);
   // Terminal means terminal: a later cancel changes nothing.
   assert.equal(engine.cancel(a.task.id, 'alice'), false);
   assert.equal(engine.get(a.task.id)?.status, 'completed');

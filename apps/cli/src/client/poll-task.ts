@@ -27,7 +27,9 @@ export async function pollTask(client: McpHttpClient, taskId: string, options: P
     try {
       task = await client.request<WireTask>('tasks/get', { taskId });
     } catch (error) {
-      if (error instanceof McpError && error.code === -32602) return { kind: 'expired', message: error.message };
+      // Only the owner hears "Task has expired"; "Task not found" may be a wrong token or URL, so
+      // the handle is kept (not marked expired) and the error is reported as it is.
+      if (error instanceof McpError && error.code === -32602 && /expired/i.test(error.message)) return { kind: 'expired', message: error.message };
       if (error instanceof McpError) throw error;
       if (++failures >= (options.maxConsecutiveFailures ?? 5)) return { kind: 'unreachable', error: error as Error };
       continue;

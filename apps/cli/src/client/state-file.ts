@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync, openSync, fsyncSync
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { withFileLock } from './file-lock.ts';
 
 export type SavedStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'expired';
 
@@ -56,18 +57,25 @@ export class StateFile {
 
   /** Adds or replaces one task's entry. */
   upsert(task: SavedTask): void {
-    const tasks = this.read().filter((t) => t.taskId !== task.taskId);
-    tasks.push(task);
-    this.#write({ version: 1, tasks });
+    this.#update((tasks) => [...tasks.filter((t) => t.taskId !== task.taskId), task]);
   }
 
   /** Updates one task's status; a no-op when the task is not in the file. */
   mark(taskId: string, status: SavedStatus, statusMessage?: string): void {
-    const tasks = this.read();
-    const entry = tasks.find((t) => t.taskId === taskId);
-    if (!entry) return;
-    Object.assign(entry, { status, updatedAt: new Date().toISOString() }, statusMessage !== undefined ? { statusMessage } : {});
-    this.#write({ version: 1, tasks });
+    this.#update((tasks) => {
+      const entry = tasks.find((t) => t.taskId === taskId);
+      if (entry) Object.assign(entry, { status, updatedAt: new Date().toISOString() }, statusMessage !== undefined ? { statusMessage } : {});
+      return entry ? tasks : undefined;
+    });
+  }
+
+  /** Read, change, write under the file's lock, so concurrent CLI processes never drop each other's entries. */
+  #update(change: (tasks: SavedTask[]) => SavedTask[] | undefined): void {
+    mkdirSync(dirname(this.path), { recursive: true });
+    withFileLock(this.path, () => {
+      const next = change(this.read());
+      if (next) this.#write({ version: 1, tasks: next });
+    });
   }
 
   #write(doc: StateDocument): void {

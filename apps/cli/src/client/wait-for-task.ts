@@ -1,6 +1,7 @@
 import type { McpHttpClient } from '../mcp-http-client.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
-import { pollTask } from './poll-task.ts';
+import type { InputAsker } from './ask-on-terminal.ts';
+import { pollTask, type PollOutcome } from './poll-task.ts';
 import { ProgressLine } from './progress-line.ts';
 import { reportExpired, reportTask, type OutputOptions } from './report-outcome.ts';
 import type { SavedTask, StateFile } from './state-file.ts';
@@ -9,18 +10,27 @@ import type { SavedTask, StateFile } from './state-file.ts';
  * Waits for a task the state file already holds, keeping the file's status in step, and prints how
  * it ended. Ctrl-C stops waiting, not the task: it stays in the state file for `reflow resume`.
  */
-export async function waitForTask(client: McpHttpClient, saved: SavedTask, state: StateFile, out: OutputOptions): Promise<ExitCode> {
+export async function waitForTask(client: McpHttpClient, saved: SavedTask, state: StateFile, out: OutputOptions, ask?: InputAsker): Promise<ExitCode> {
   const line = new ProgressLine(`${saved.taskId.slice(0, 12)}…`);
   line.update(saved.statusMessage ?? 'working');
   const stop = new AbortController();
   const onSignal = () => stop.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
   try {
-    const outcome = await pollTask(client, saved.taskId, {
-      pollIntervalMs: saved.pollIntervalMs,
-      signal: stop.signal,
-      onUpdate: (task) => task.status === 'working' && line.update(task.statusMessage),
-    });
+    let outcome: PollOutcome;
+    for (;;) {
+      outcome = await pollTask(client, saved.taskId, {
+        pollIntervalMs: saved.pollIntervalMs,
+        signal: stop.signal,
+        onUpdate: (task) => task.status === 'working' && line.update(task.statusMessage),
+      });
+      // A task asking for input: answer on the terminal when we can, then keep waiting.
+      if (!ask || outcome.kind !== 'task' || outcome.task.status !== 'input_required') break;
+      line.pause(outcome.task.statusMessage ?? 'waiting for input');
+      const answers = await ask(outcome.task.inputRequests ?? {});
+      if (!answers) break;
+      await client.request('tasks/update', { taskId: saved.taskId, inputResponses: answers });
+    }
     if (outcome.kind === 'expired') {
       line.done(false, 'expired');
       state.mark(saved.taskId, 'expired');

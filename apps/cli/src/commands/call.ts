@@ -1,4 +1,5 @@
 import { HttpError, McpError, McpHttpClient } from '../mcp-http-client.ts';
+import { askOnTerminal } from '../client/ask-on-terminal.ts';
 import { EXIT, type ExitCode } from '../client/exit-codes.ts';
 import { reportInputRequired, reportResult } from '../client/report-outcome.ts';
 import { StateFile, stateFilePath, type SavedTask } from '../client/state-file.ts';
@@ -18,6 +19,8 @@ export interface CallOptions extends ConnectionOptions {
   from?: string;
   to?: string;
   dryRun?: boolean;
+  /** Ask on the terminal before the moves are applied (reflow_month confirm: true). */
+  confirm?: boolean;
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:3000/mcp';
@@ -44,13 +47,15 @@ export const clientFor = (url: string, o: ConnectionOptions) =>
  */
 export async function runCall(options: CallOptions): Promise<ExitCode> {
   const url = serverUrl(options);
-  const client = clientFor(url, options);
+  // --confirm declares elicitation: the server asks its approval question only of clients that can answer.
+  const client = options.confirm ? new McpHttpClient({ ...clientFor(url, options).options, elicitation: true }) : clientFor(url, options);
   const args = {
     month: options.month,
     offline_rooms: options.offline.flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean),
     ...(options.from ? { from: options.from } : {}),
     ...(options.to ? { to: options.to } : {}),
     ...(options.dryRun ? { dry_run: true } : {}),
+    ...(options.confirm ? { confirm: true } : {}),
   };
   let answer: CallAnswer;
   try {
@@ -76,7 +81,7 @@ export async function runCall(options: CallOptions): Promise<ExitCode> {
   };
   state.upsert(saved);
   process.stderr.write(`Task ${saved.taskId} (saved to ${state.path}; poll every ${saved.pollIntervalMs} ms)\n`);
-  return waitForTask(client, saved, state, options);
+  return waitForTask(client, saved, state, options, options.confirm ? askOnTerminal : undefined);
 }
 
 /** A call that never produced a task: say why, plainly. */

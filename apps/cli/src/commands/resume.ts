@@ -1,3 +1,4 @@
+import { askOnTerminal } from '../client/ask-on-terminal.ts';
 import { EXIT, type ExitCode } from '../client/exit-codes.ts';
 import { isUnfinished, StateFile, stateFilePath, type SavedTask } from '../client/state-file.ts';
 import { waitForTask } from '../client/wait-for-task.ts';
@@ -31,7 +32,8 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
     const url = options.url ? mcpEndpoint(options.url) : saved.url;
     if (url !== saved.url) state.upsert({ ...saved, url });
     process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
-    const code = await waitForTask(clientFor(url, options), { ...saved, url }, state, options);
+    // On a terminal, a task waiting for an answer (e.g. a --confirm reflow) is asked here too.
+    const code = await waitForTask(clientFor(url, options), { ...saved, url }, state, options, process.stdin.isTTY ? askOnTerminal : undefined);
     worst = Math.max(worst, code) as ExitCode;
     if (code === EXIT.interrupted) break;
   }

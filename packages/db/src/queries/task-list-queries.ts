@@ -1,7 +1,7 @@
 import { and, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { TASK_STATUSES, tasks, type TaskStatus } from '../schema/index.ts';
-import type { TaskRow } from './task-queries.ts';
+import type { TaskRow } from './task-rows.ts';
 
 /** What an operator filters the task list by. Expired tasks (past their TTL) are never listed. */
 export interface TaskListFilter {

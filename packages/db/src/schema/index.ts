@@ -5,3 +5,5 @@ export * from './bookings.ts';
 export * from './tasks.ts';
 export * from './task-events.ts';
 export * from './reflow-audit.ts';
+export * from './task-inputs.ts';
+export * from './expired-tasks.ts';

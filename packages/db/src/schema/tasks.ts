@@ -28,10 +28,18 @@ export const tasks = sqliteTable(
     leaseExpiresAt: integer('lease_expires_at'),
     startedAt: integer('started_at'),
     finishedAt: integer('finished_at'),
+    /**
+     * Exclusive scope: two tasks with the same key whose [start, end) ranges overlap never run at
+     * once; the later one stays queued until the earlier one has finished (DESIGN §4 Concurrency).
+     */
+    scopeKey: text('scope_key'),
+    scopeStart: integer('scope_start'),
+    scopeEnd: integer('scope_end'),
   },
   (t) => [
     index('tasks_queue').on(t.status, t.claimedBy, t.createdAt),
     index('tasks_expiry').on(t.expiresAt),
     index('tasks_owner_dedupe').on(t.owner, t.dedupeKey, t.status),
+    index('tasks_scope').on(t.scopeKey, t.status),
   ],
 );

@@ -1,0 +1,206 @@
+// The approval gate of reflow_month {confirm: true}, over a real socket: the task solves, parks in
+// input_required with one elicitation summarising the plan, and applies only on yes — re-checking
+// the bookings at apply time — while wrong keys, a restart and a decline change nothing.
+import assert from 'node:assert/strict';
+import { afterEach, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { openDatabase, queriesFor } from '@reflow/db';
+import { startTestServer, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
+import { call, ELICITING_CLIENT } from './approval-helper.ts';
+
+const GATED = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', confirm: true };
+
+let servers: TestServer[] = [];
+afterEach(async () => {
+  for (const s of servers.reverse()) await s.close();
+  servers = [];
+});
+async function server(databasePath?: string) {
+  const s = await startTestServer({}, databasePath);
+  servers.push(s);
+  return s;
+}
+
+/** Starts a gated reflow and waits for the approval question; returns the task id, its one key, and the question. */
+async function parkedReflow(s: TestServer) {
+  const { body } = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: GATED });
+  assert.equal(body.result?.resultType, 'task', JSON.stringify(body));
+  const parked = await waitForTaskStatus(s.mcpUrl, body.result.taskId, ['input_required', 'completed', 'failed']);
+  assert.equal(parked.status, 'input_required', JSON.stringify(parked));
+  assert.ok(GetTaskResultV2Schema.safeParse({ ...parked, resultType: 'complete' }).success, JSON.stringify(parked));
+  const keys = Object.keys(parked.inputRequests);
+  assert.equal(keys.length, 1);
+  return { taskId: body.result.taskId as string, key: keys[0], request: parked.inputRequests[keys[0]], parked };
+}
+
+const studioB = (path: string) => {
+  const reader = new Database(path, { readonly: true });
+  try {
+    return reader.prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'studio-b' AND status = 'confirmed'").get() as { n: number };
+  } finally {
+    reader.close();
+  }
+};
+const auditedMoves = (path: string, taskId: string) => {
+  const reader = new Database(path, { readonly: true });
+  try {
+    return (reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as { n: number }).n;
+  } finally {
+    reader.close();
+  }
+};
+
+test('accept: the plan is summarised, a wrong key is ignored, a malformed answer refused, yes applies it', async () => {
+  const s = await server();
+  const before = studioB(s.databasePath).n;
+  const { taskId, key, request, parked } = await parkedReflow(s);
+  assert.equal(request.method, 'elicitation/create');
+  assert.match(request.params.message, /^Apply \d+ moves, \d+ bookings? unresolved\? \(reflow studio-b, 7–20 Sep\)$/);
+  assert.deepEqual(request.params.requestedSchema.required, ['apply']);
+  assert.match(parked.statusMessage, /^Waiting for approval: Apply/);
+  assert.equal(studioB(s.databasePath).n, before, 'nothing is moved while waiting');
+
+  const wrong = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { 'r9-apply': { action: 'accept', content: { apply: true } }, apply: { action: 'accept', content: { apply: true } } } });
+  assert.equal(wrong.body.result?.resultType, 'complete', JSON.stringify(wrong.body));
+  assert.equal(wrong.body.result.status, undefined, 'an empty ack, not a task');
+  // A malformed answer to the right key is refused whole and records nothing.
+  const malformed = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'maybe' } } });
+  assert.equal(malformed.body.error?.code, -32602);
+  assert.match(malformed.body.error.message, new RegExp(`inputResponses\\.${key}\\.action`));
+  const still = await call(s.mcpUrl, 'tasks/get', { taskId });
+  assert.equal(still.body.result.status, 'input_required');
+  assert.deepEqual(Object.keys(still.body.result.inputRequests), [key]);
+
+  const ack = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  assert.equal(ack.body.result?.resultType, 'complete');
+  const done = await waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed']);
+  const sc = done.result.structuredContent;
+  assert.deepEqual([done.status, sc.applied, sc.approval], ['completed', true, 'accepted']);
+  assert.equal(sc.moved + sc.unresolved, 142);
+  assert.match(request.params.message, new RegExp(`^Apply ${sc.moved} moves, ${sc.unresolved} bookings? unresolved`), 'the question told the truth');
+  assert.equal(auditedMoves(s.databasePath, taskId), sc.moved);
+  assert.equal(studioB(s.databasePath).n < before, true);
+  // An answer after the end changes nothing and is still acknowledged.
+  const late = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'decline' } } });
+  assert.equal(late.body.result?.resultType, 'complete');
+  assert.equal((await call(s.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'completed');
+});
+
+test('decline: the task completes with applied:false and the month is untouched', async () => {
+  const s = await server();
+  const before = studioB(s.databasePath).n;
+  const { taskId, key } = await parkedReflow(s);
+  await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'decline' } } });
+  const done = await waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed']);
+  const sc = done.result.structuredContent;
+  assert.deepEqual([done.status, sc.applied, sc.approval], ['completed', false, 'declined']);
+  assert.ok(sc.moved > 0, 'the result still shows the plan that was declined');
+  assert.match(done.result.content[0].text, /^Not applied: the plan was declined/);
+  assert.equal(auditedMoves(s.databasePath, taskId), 0);
+  assert.equal(studioB(s.databasePath).n, before);
+  const reader = new Database(s.databasePath, { readonly: true });
+  try {
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as { n: number }).n, 0);
+  } finally {
+    reader.close();
+  }
+});
+
+test('restart while waiting: the question, its key and the solved plan survive; yes applies after the restart', async () => {
+  const first = await server();
+  const { taskId, key, request } = await parkedReflow(first);
+  servers = servers.filter((x) => x !== first);
+  await first.close({ keepDatabase: true });
+  const second = await server(first.databasePath);
+  const again = await call(second.mcpUrl, 'tasks/get', { taskId });
+  assert.equal(again.body.result.status, 'input_required');
+  assert.deepEqual(again.body.result.inputRequests, { [key]: request });
+  await call(second.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  const done = await waitForTaskStatus(second.mcpUrl, taskId, ['completed', 'failed']);
+  assert.deepEqual([done.status, done.result.structuredContent.applied], ['completed', true]);
+  assert.equal(auditedMoves(second.databasePath, taskId), done.result.structuredContent.moved);
+});
+
+test('a parked reflow holds its days: an overlapping reflow waits for the answer, then plans from what was applied', async () => {
+  const s = await server();
+  const { taskId: gated, key, request } = await parkedReflow(s);
+  // The gated plan sends bookings into podcast-suite; now podcast-suite goes offline for the same days.
+  assert.match(JSON.stringify(request), /Apply \d+ moves/);
+  const { body } = await call(s.mcpUrl, 'tools/call', {
+    name: 'reflow_month',
+    arguments: { month: '2026-09', offline_rooms: ['podcast-suite'], from: '2026-09-07', to: '2026-09-20' },
+  });
+  const later = body.result.taskId as string;
+  await call(s.mcpUrl, 'tasks/update', { taskId: gated, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  const first = await waitForTaskStatus(s.mcpUrl, gated, ['completed', 'failed']);
+  const second = await waitForTaskStatus(s.mcpUrl, later, ['completed', 'failed']);
+  assert.deepEqual([first.status, first.result.structuredContent.applied, second.status], ['completed', true, 'completed']);
+  const reader = new Database(s.databasePath, { readonly: true });
+  try {
+    const event = (taskId: string, kind: string) =>
+      (reader.prepare('SELECT min(id) AS id FROM task_events WHERE task_id = ? AND kind = ?').get(taskId, kind) as { id: number }).id;
+    assert.ok(event(later, 'claimed') > event(gated, 'completed'), 'the overlapping reflow started only after the approved one applied');
+    // Sep 7 00:00 to Sep 21 00:00 in Europe/London (BST): nothing the approved plan moved in is left in podcast-suite.
+    const left = reader
+      .prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'podcast-suite' AND status = 'confirmed' AND start_at < ? AND end_at > ?")
+      .get(Date.parse('2026-09-20T23:00:00Z'), Date.parse('2026-09-06T23:00:00Z')) as { n: number };
+    assert.equal(left.n, 0);
+  } finally {
+    reader.close();
+  }
+});
+
+test('a booking changed while waiting is re-checked at apply time: reported, not overwritten', async () => {
+  const s = await server();
+  const { taskId, key } = await parkedReflow(s);
+  // Someone edits a booking the plan moves while the question is open (a second connection, as another process would).
+  const connection = openDatabase(s.databasePath);
+  let changedId: string;
+  let planned: number;
+  try {
+    const queries = queriesFor(connection);
+    const parkedState = queries.inputs.get(taskId)!.state as { plan: { moves: { bookingId: string }[] } };
+    planned = parkedState.plan.moves.length;
+    changedId = parkedState.plan.moves[0].bookingId;
+    const booking = queries.bookings.get(changedId)!;
+    assert.equal(queries.bookings.setStatus(changedId, booking.version, 'cancelled'), true);
+  } finally {
+    connection.close();
+  }
+  await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  const done = await waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed']);
+  const sc = done.result.structuredContent;
+  assert.equal(done.status, 'completed');
+  assert.equal(sc.moved, planned - 1);
+  const flagged = sc.unresolvedBookings.find((u: { bookingId: string }) => u.bookingId === changedId);
+  assert.equal(flagged?.code, 'changed');
+  const reader = new Database(s.databasePath, { readonly: true });
+  try {
+    const row = reader.prepare('SELECT room_id, status FROM bookings WHERE id = ?').get(changedId) as { room_id: string; status: string };
+    assert.deepEqual(row, { room_id: 'studio-b', status: 'cancelled' }, 'the newer edit stands');
+  } finally {
+    reader.close();
+  }
+});
+
+test('confirm is asked only of clients that can answer: no elicitation is -32021, dry_run conflicts, no tasks extension is refused', async () => {
+  const s = await server();
+  const noElicitation = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: GATED }, { extensions: { [TASKS]: {} } });
+  assert.equal(noElicitation.status, 400);
+  assert.equal(noElicitation.body.error?.code, -32021);
+  assert.deepEqual(noElicitation.body.error.data.requiredCapabilities, { elicitation: {} });
+  const both = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...GATED, dry_run: true } });
+  assert.equal(both.body.result?.isError, true);
+  assert.match(both.body.result.content[0].text, /RFL_CONFIRM_DRY_RUN/);
+  const sync = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: GATED }, { elicitation: {} });
+  assert.equal(sync.body.result?.isError, true);
+  assert.match(sync.body.result.content[0].text, /RFL_CONFIRM_NEEDS_TASKS/);
+  const reader = new Database(s.databasePath, { readonly: true });
+  try {
+    assert.equal((reader.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n, 0, 'no refused call created a task');
+  } finally {
+    reader.close();
+  }
+  assert.ok(ELICITING_CLIENT.elicitation);
+});

@@ -1,0 +1,82 @@
+// The task guarantees as an MCP client sees them over a real socket: expiry, dedupe, and cancel
+// while queued, while solving and after completion.
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
+
+const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
+const call = (url: string, args: Record<string, unknown>) => rpc(url, 'tools/call', { name: 'reflow_month', arguments: args });
+
+test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answer -32602 "Task has expired"; an unknown id "Task not found"', async (t) => {
+  const server = await startTestServer({ TASK_TTL_MS: '1000', WORKERS: '0' });
+  t.after(() => server.close());
+  const { body } = await call(server.mcpUrl, { ...REFLOW, dry_run: true });
+  const { taskId, createdAt, ttlMs } = body.result;
+  assert.equal(ttlMs, 1000);
+  const got = await rpc(server.mcpUrl, 'tasks/get', { taskId });
+  assert.equal(got.body.result.status, 'working');
+  await sleep(Math.max(0, Date.parse(createdAt) + ttlMs - Date.now() + 20));
+  for (const method of ['tasks/get', 'tasks/cancel']) {
+    const expired = await rpc(server.mcpUrl, method, { taskId });
+    assert.deepEqual([expired.body.error?.code, expired.body.error?.message], [-32602, 'Task has expired'], method);
+  }
+  // After the sweeper deleted the row, a tombstone still tells its owner it expired.
+  assert.equal(server.services.engine.queries.tasks.sweepExpired(Date.now()), 1);
+  assert.equal(server.services.engine.queries.tasks.get(taskId), undefined);
+  assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.error?.message, 'Task has expired');
+  const unknown = await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_0000000000000000000000000000000000000000' });
+  assert.deepEqual([unknown.body.error?.code, unknown.body.error?.message], [-32602, 'Task not found']);
+});
+
+test('queued in the database: the same request twice is one task; cancel while queued means it never runs', async (t) => {
+  // An accept-only process (no workers) keeps tasks queued; a second process on the same file runs them.
+  const acceptOnly = await startTestServer({ WORKERS: '0' });
+  const first = (await call(acceptOnly.mcpUrl, { ...REFLOW, from: '2026-09-21', to: '2026-09-22' })).body.result;
+  const again = (await call(acceptOnly.mcpUrl, { to: '2026-09-22', from: '2026-09-21', offline_rooms: ['studio-b'], month: '2026-09' })).body.result;
+  assert.equal(again.taskId, first.taskId, 'the identical request returned the existing task');
+  const doomed = (await call(acceptOnly.mcpUrl, { ...REFLOW, from: '2026-09-01', to: '2026-09-02' })).body.result;
+  assert.equal((await rpc(acceptOnly.mcpUrl, 'tasks/cancel', { taskId: doomed.taskId })).body.result.resultType, 'complete');
+  assert.equal((await rpc(acceptOnly.mcpUrl, 'tasks/get', { taskId: doomed.taskId })).body.result.status, 'cancelled');
+  await acceptOnly.close({ keepDatabase: true });
+
+  const worker = await startTestServer({}, acceptOnly.databasePath);
+  t.after(() => worker.close());
+  const done = await waitForTaskStatus(worker.mcpUrl, first.taskId, ['completed', 'failed']);
+  assert.equal(done.status, 'completed');
+  assert.equal((await rpc(worker.mcpUrl, 'tasks/get', { taskId: doomed.taskId })).body.result.status, 'cancelled');
+  const events = worker.services.engine.queries.tasks.events(doomed.taskId).map((e) => e.kind);
+  assert.deepEqual(events, ['created', 'cancelled'], 'never claimed');
+  assert.deepEqual(worker.services.queries.audit.movesOf(doomed.taskId), []);
+
+  // Cancelling a finished task acknowledges and changes nothing.
+  assert.equal((await rpc(worker.mcpUrl, 'tasks/cancel', { taskId: first.taskId })).body.result.resultType, 'complete');
+  const after = (await rpc(worker.mcpUrl, 'tasks/get', { taskId: first.taskId })).body.result;
+  assert.deepEqual([after.status, after.result.structuredContent.moved], ['completed', done.result.structuredContent.moved]);
+});
+
+test('cancel while solving: the task ends cancelled and applies nothing', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const bookings = () => JSON.stringify(server.services.connection.sqlite.prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id').all());
+  const before = bookings();
+  const tasks = server.services.engine.queries.tasks;
+  let cancelledMidSolve = 0;
+  // The solve of the demo window takes a few hundred ms after its first progress event; cancel
+  // lands inside it. Should a run ever finish first, the next window tries again (bounded).
+  for (const from of ['2026-09-07', '2026-09-08', '2026-09-09']) {
+    const { taskId } = (await call(server.mcpUrl, { ...REFLOW, from })).body.result;
+    const deadline = Date.now() + 20_000;
+    while (!tasks.events(taskId).some((e) => e.kind === 'progress') && Date.now() < deadline) await sleep(2);
+    assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
+    const end = await waitForTaskStatus(server.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
+    if (end.status !== 'cancelled') continue;
+    await sleep(300); // a solve that ignored the cancel would now try to commit
+    assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'cancelled');
+    assert.deepEqual(server.services.queries.audit.movesOf(taskId), []);
+    assert.equal(bookings(), before, 'a cancelled reflow applies nothing');
+    cancelledMidSolve++;
+    break;
+  }
+  assert.equal(cancelledMidSolve, 1);
+});

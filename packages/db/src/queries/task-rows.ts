@@ -1,0 +1,28 @@
+// The task row types and the fence every write of a running attempt is checked against.
+import { and, eq, sql } from 'drizzle-orm';
+import { taskEvents, tasks } from '../schema/index.ts';
+
+export type TaskRow = typeof tasks.$inferSelect;
+export type NewTaskRow = typeof tasks.$inferInsert;
+export type TaskEventRow = typeof taskEvents.$inferSelect;
+export type TaskError = NonNullable<TaskRow['error']>;
+
+/** The fence every write of a running attempt carries: this attempt, this claimant, still working. */
+export interface AttemptFence {
+  taskId: string;
+  attempt: number;
+  claimedBy: string;
+}
+
+export const live = (now: number) => sql`${tasks.expiresAt} > ${now}`;
+/** How long a tombstone of an expired task is kept, so its owner hears "expired" rather than "not found". */
+export const TOMBSTONE_RETENTION_MS = 7 * 86_400_000;
+export const fenced = (f: AttemptFence) =>
+  and(eq(tasks.id, f.taskId), eq(tasks.attempt, f.attempt), eq(tasks.claimedBy, f.claimedBy), eq(tasks.status, 'working'));
+
+export class StaleAttemptError extends Error {
+  constructor(readonly fence: AttemptFence) {
+    super(`Task ${fence.taskId} attempt ${fence.attempt} no longer holds its claim; its write was discarded`);
+    this.name = 'StaleAttemptError';
+  }
+}

@@ -1,0 +1,65 @@
+// Engines on real SQLite files for the tests of this package; each test closes what it opened.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { migrateDatabase, openDatabase, type Connection } from '@reflow/db';
+import { TaskEngine, WorkerPool, type Logger, type TaskEngineOptions, type TaskHandler } from '../src/index.ts';
+
+export const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
+
+export interface OpenEngine {
+  engine: TaskEngine;
+  connection: Connection;
+  pool: WorkerPool;
+}
+
+export function engineFactory() {
+  const dir = mkdtempSync(join(tmpdir(), 'reflow-engine-'));
+  const opened: OpenEngine[] = [];
+  let n = 0;
+  return {
+    freshPath: () => join(dir, `e${++n}.db`),
+    open(path: string, handlers: TaskHandler<any>[], options: Partial<TaskEngineOptions> & { poolSize?: number; maxOldGenerationSizeMb?: number } = {}): OpenEngine {
+      const connection = openDatabase(path);
+      migrateDatabase(connection);
+      const pool = new WorkerPool(options.poolSize ?? 1, { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb });
+      const engine = new TaskEngine({ connection, pool, logger: silent, sweepIntervalMs: 60_000, ...options });
+      for (const h of handlers) engine.register(h);
+      const o = { engine, connection, pool };
+      opened.push(o);
+      return o;
+    },
+    async closeAll() {
+      for (const o of opened.splice(0)) {
+        await o.engine.stop(0);
+        await o.pool.close();
+        o.connection.close();
+      }
+    },
+    removeDir: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Waits (bounded) until `probe` is true. */
+export async function until(probe: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** A handler whose attempts wait on a gate the test opens. */
+export function gated(kind: string, extra: Partial<TaskHandler<any>> = {}) {
+  const gates: (() => void)[] = [];
+  const handler: TaskHandler<any> = {
+    kind,
+    async run(input) {
+      await new Promise<void>((r) => gates.push(r));
+      return { status: 'completed', result: { input }, message: 'done' };
+    },
+    ...extra,
+  };
+  return { handler, openNext: () => gates.shift()?.(), waiting: () => gates.length };
+}

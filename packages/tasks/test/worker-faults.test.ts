@@ -1,0 +1,62 @@
+// Real worker threads that crash, run out of memory or ignore the stop flag: the task retries or
+// fails with the reason, a cancelled one is stopped, and the pool replaces the thread it lost.
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { after, afterEach, test } from 'node:test';
+import { newStopFlag, raiseStopFlag, type TaskHandler } from '../src/index.ts';
+import { engineFactory, until } from './engine-helper.ts';
+import type { Misbehaviour } from './workers/misbehaving-worker.ts';
+
+const WORKER = fileURLToPath(new URL('./workers/misbehaving-worker.ts', import.meta.url));
+const engines = engineFactory();
+afterEach(() => engines.closeAll());
+after(() => engines.removeDir());
+
+let started = 0;
+/** Runs the misbehaving worker; cancel raises its stop flag, then terminates the thread after 200 ms. */
+const inWorker: TaskHandler<{ mode: Misbehaviour }> = {
+  kind: 'worker',
+  async run(input, ctx) {
+    const stopFlag = newStopFlag();
+    const hardStop = new AbortController();
+    ctx.signal.addEventListener('abort', () => {
+      raiseStopFlag(stopFlag);
+      setTimeout(() => hardStop.abort(ctx.signal.reason), 200).unref();
+    });
+    const out = await ctx.pool.run<string>(input, { filename: WORKER, signal: hardStop.signal, stopFlag, onMessage: () => started++ });
+    return { status: 'completed', result: { out }, message: out };
+  },
+};
+
+test('a worker thread that exits or runs out of memory fails its attempt; retried, then failed with the reason; the pool carries on', async () => {
+  const { engine } = engines.open(engines.freshPath(), [inWorker], { maxAttempts: 2, maxOldGenerationSizeMb: 32 });
+  engine.start();
+  const crashed = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } }).task.id);
+  assert.equal(crashed?.status, 'failed');
+  assert.equal(crashed?.attempt, 2, 'retried once');
+  assert.match(crashed!.error!.message, /^Failed after 2 attempt\(s\): .*exit/i);
+  const oom = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } }).task.id);
+  assert.equal(oom?.status, 'failed');
+  assert.match(oom!.error!.message, /^Failed after 2 attempt\(s\): .*memory/i);
+  // The pool replaced the dead threads: the next task runs.
+  const next = engine.create({ owner: 'o', kind: 'worker', input: { mode: 'cooperative', n: 1 } as never }).task.id;
+  await until(() => started > 0, 'a fresh worker to start');
+  engine.cancel(next, 'o');
+  assert.equal((await engine.waitFor(next))?.status, 'cancelled');
+});
+
+test('cancel: a worker that checks the flag stops; one that ignores it is terminated after the grace period', async () => {
+  const { engine, pool } = engines.open(engines.freshPath(), [inWorker]);
+  engine.start();
+  for (const mode of ['cooperative', 'spin'] as const) {
+    started = 0;
+    const { task } = engine.create({ owner: 'o', kind: 'worker', input: { mode } });
+    await until(() => started > 0, `${mode} worker running`);
+    const t0 = Date.now();
+    assert.equal(engine.cancel(task.id, 'o'), true);
+    await until(() => engine.runningCount === 0, `${mode} attempt to end`);
+    assert.equal(engine.get(task.id)?.status, 'cancelled');
+    if (mode === 'spin') assert.ok(Date.now() - t0 >= 150, 'the spinning thread got its grace period first');
+    assert.equal(pool.utilisation, 0);
+  }
+});
