@@ -15,7 +15,7 @@ let engine: Highs | null = null;
 let loading: Promise<void> | null = null;
 
 /** Loads the WebAssembly module once per thread; until it resolves, solve uses javascript-lp-solver only. */
-export function loadHighsEngine(): Promise<void> {
+export function loadHighsModule(): Promise<void> {
   loading ??= highsLoader().then((loaded) => {
     engine = loaded;
   });
@@ -24,17 +24,20 @@ export function loadHighsEngine(): Promise<void> {
 
 export const highsReady = (): boolean => engine !== null;
 
+/** The loaded module, for the other HiGHS models of this package; null until loadHighsEngine resolves. */
+export const highsEngine = (): Highs | null => engine;
+
 const TERMS_PER_LINE = 10;
 const INTEGRAL_EPS = 1e-6;
 
-function sum(terms: string[]): string {
+export function sum(terms: string[]): string {
   const lines: string[] = [];
   for (let i = 0; i < terms.length; i += TERMS_PER_LINE) lines.push(terms.slice(i, i + TERMS_PER_LINE).join(' + '));
   return lines.join('\n  + ');
 }
 
 /** CPLEX LP text over the model of ilp-model.ts: booking rows, clique rows, binaries or [0, 1]. */
-function lpText(candidates: Candidate[][], objective: string, extraRows: string[], integer: boolean): string {
+export function lpText(candidates: Candidate[][], objective: string, extraRows: string[], integer: boolean): string {
   const variables = candidates.flat();
   const name = (v: number) => `x${v}`;
   const rows: string[] = [];
@@ -51,10 +54,10 @@ function lpText(candidates: Candidate[][], objective: string, extraRows: string[
   return `${objective}\nSubject To\n${rows.length > 0 ? rows.join('\n') : ` none: ${name(0)} <= 1`}\n${kind}\nEnd\n`;
 }
 
-const secondsUntil = (deadline: number) => Math.max(0.01, (deadline - Date.now()) / 1000);
+export const secondsUntil = (deadline: number) => Math.max(0.01, (deadline - Date.now()) / 1000);
 
 /** A verified choice from HiGHS's column values, or null when any value is fractional or the plan clashes. */
-function readChoice(candidates: Candidate[][], columns: Record<string, { Primal?: number }>): Choice | null {
+export function readChoice(candidates: Candidate[][], columns: Record<string, { Primal?: number }>): Choice | null {
   const variables = candidates.flat();
   const choice: Choice = candidates.map(() => null);
   for (let v = 0; v < variables.length; v++) {

@@ -3,7 +3,7 @@
 export { solve } from './solve.ts';
 export { SolveCancelledError } from './errors.ts';
 export { checkPlan } from './check-plan.ts';
-export { loadHighsEngine } from './highs-engine.ts';
+export { loadHighsEngine } from './highs-load.ts';
 export type {
   Interval,
   Move,

@@ -39,3 +39,27 @@ export function shiftOf(choice: Choice): number {
 export function triviallyOptimal(choice: Choice, candidates: Candidate[][]): boolean {
   return candidates.every((list, i) => list.length === 0 || choice[i]?.cost === list[0].cost);
 }
+
+/**
+ * How far above its bound a search minimising total penalty (with the moved count fixed) may stop
+ * and still hold level 2 optimal. series-rooms.ts prices a placement as cost × S − bonus, bonus 0
+ * or 1, where S exceeds the B bookings that can earn a bonus, and every cost is a multiple of 15:
+ * a plan with less total shift costs at least 15·S − B less, whatever the bonuses, so stopping
+ * within 15·S − B − ½ proves level 2, and level 3 (claimed only when no series is split) costs no
+ * search. Prices of any other shape get 0: the exact optimum.
+ */
+export function shiftLevelGap(candidates: Candidate[][]): number {
+  let scale = 0;
+  for (const list of candidates) for (const c of list) if (c.cost > 0) scale = Math.max(scale, Math.ceil(c.penalty / c.cost));
+  let bonuses = 0;
+  for (const list of candidates) {
+    let most = 0;
+    for (const c of list) {
+      const bonus = c.cost * scale - c.penalty;
+      if (bonus < 0 || bonus > 1 || c.cost % 15 !== 0) return 0;
+      most = Math.max(most, bonus);
+    }
+    bonuses += most;
+  }
+  return scale > 0 && 15 * scale > bonuses ? 15 * scale - bonuses - 0.5 : 0;
+}

@@ -9,7 +9,9 @@ import { roundRelaxation } from './lp-rounding.ts';
 import { moveWeight, movedCount, objectiveOf, placementWeight, triviallyOptimal, type Choice } from './objective.ts';
 import { isFeasibleChoice } from './occupancy.ts';
 import { solveIlp } from './run-ilp.ts';
+import { dropDominated } from './dominance.ts';
 import { highsReady, highsRelaxationBound, solveWithHighs } from './highs-engine.ts';
+import { solvePartsWithHighs } from './highs-parts.ts';
 
 export interface ComponentOptions {
   budgetMs: number;
@@ -102,13 +104,20 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
 function solveOnHighs(candidates: Candidate[][], kept: Candidate[][], incumbent: Choice, weight: number, deadline: number, budgetMs: number): ComponentResult {
   const worth = (c: Candidate) => placementWeight(weight, c);
   const value = (choice: Choice) => objectiveOf(choice, weight);
-  const whole = size(candidates) <= HIGHS_MAX_VARIABLES;
+  // Dominated placements go first (exact); a campus day too big to reduce keeps every candidate here.
+  const reduced = size(candidates) <= 2 * HIGHS_MAX_VARIABLES ? dropDominated(candidates) : candidates;
+  const whole = size(reduced) <= HIGHS_MAX_VARIABLES;
   let best = incumbent;
-  const outcome = solveWithHighs(whole ? candidates : kept, worth, deadline);
-  // An "optimum" below the greedy incumbent is wrong: keep the incumbent, prove nothing.
-  if (outcome.choice && value(outcome.choice) >= value(best)) {
-    best = outcome.choice;
-    if (outcome.finished && whole) return proven(best, 'highs');
+  if (whole) {
+    // Levels 1–2 proven by the parts; a plan worth at least as much by the weighted objective
+    // (the incumbent, with more series bonus) cannot be worse at those levels (objective.ts).
+    const outcome = solvePartsWithHighs(reduced, deadline);
+    if (outcome.choice && value(outcome.choice) >= value(best)) best = outcome.choice;
+    if (outcome.choice && outcome.finished) return proven(best, 'highs');
+  } else {
+    const outcome = solveWithHighs(kept, worth, deadline);
+    // An "optimum" below the greedy incumbent is wrong: keep the incumbent, prove nothing.
+    if (outcome.choice && value(outcome.choice) >= value(best)) best = outcome.choice;
   }
   best = repair(best, candidates);
   if (triviallyOptimal(best, candidates)) return proven(best, 'highs');
