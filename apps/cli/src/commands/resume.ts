@@ -10,25 +10,13 @@ import { clientFor, mcpEndpoint, serverUrl, type ConnectionOptions } from './cal
  */
 export async function runResume(taskId: string | undefined, options: ConnectionOptions): Promise<ExitCode> {
   const state = new StateFile(stateFilePath(options.stateFile));
-  let todo: SavedTask[];
-  if (taskId) {
-    const saved = state.find(taskId);
-    if (!saved) {
-      // A task id from elsewhere (another machine, a log): follow it at --url and remember it from now on.
-      const url = serverUrl(options);
-      const now = new Date().toISOString();
-      todo = [{ taskId, url, tool: 'reflow_month', arguments: {}, ttlMs: null, pollIntervalMs: 0, createdAt: now, status: 'working', updatedAt: now }];
-      state.upsert(todo[0]);
-    } else todo = [saved];
-  } else {
-    todo = state.read().filter(isUnfinished);
-    if (todo.length === 0) {
-      if (!options.json) process.stderr.write(`No unfinished tasks in ${state.path}\n`);
-      return EXIT.completed;
-    }
+  const toResume = taskId ? [savedOrAdopted(state, taskId, options)] : state.read().filter(isUnfinished);
+  if (toResume.length === 0) {
+    if (!options.json) process.stderr.write(`No unfinished tasks in ${state.path}\n`);
+    return EXIT.completed;
   }
   let worst: ExitCode = EXIT.completed;
-  for (const saved of todo) {
+  for (const saved of toResume) {
     const url = options.url ? mcpEndpoint(options.url) : saved.url;
     if (url !== saved.url) state.upsert({ ...saved, url });
     process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
@@ -38,4 +26,14 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
     if (code === EXIT.interrupted) break;
   }
   return worst;
+}
+
+/** The task's saved handle; a task id from elsewhere (another machine, a log) is followed at --url and remembered from now on. */
+function savedOrAdopted(state: StateFile, taskId: string, options: ConnectionOptions): SavedTask {
+  const saved = state.find(taskId);
+  if (saved) return saved;
+  const now = new Date().toISOString();
+  const adopted: SavedTask = { taskId, url: serverUrl(options), tool: 'reflow_month', arguments: {}, ttlMs: null, pollIntervalMs: 0, createdAt: now, status: 'working', updatedAt: now };
+  state.upsert(adopted);
+  return adopted;
 }

@@ -1,7 +1,7 @@
 // The operator console: state, live polling at the server's interval, and routing by #task=ID.
 import { api, AuthRequiredError, token } from './api.js';
 import { renderCounts, renderRows } from './task-list.js';
-import { renderDetail, renderPlaceholder } from './task-detail.js';
+import { renderDetail, renderNoTaskChosen } from './task-detail.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { status: '', kind: '', since: '', tasks: [], cursor: null, older: [], pollMs: 1000, selected: null, detail: null, monthCache: new Map(), timer: 0, authBlocked: false };
@@ -104,7 +104,7 @@ async function cancel(taskId) {
 function route() {
   const match = /^#task=(tsk_[0-9a-zA-Z]+)$/.exec(location.hash);
   state.selected = match ? match[1] : null;
-  if (!state.selected) renderPlaceholder($('detail'));
+  if (!state.selected) renderNoTaskChosen($('detail'));
   tick();
 }
 

@@ -4,7 +4,7 @@ import { reflowSection } from './reflow-section.js';
 
 const view = { mode: 'after', confirmFor: null };
 
-export function renderPlaceholder(container) {
+export function renderNoTaskChosen(container) {
   container.dataset.key = '';
   container.replaceChildren(
     el('div', { class: 'placeholder' }, el('h2', { text: 'Pick a task' }), el('p', { text: 'Its errors, progress history and — for a reflow — the month before and after appear here.' })),
