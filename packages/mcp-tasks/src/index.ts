@@ -1,6 +1,7 @@
 // @reflow/mcp-tasks: the MCP Tasks extension (SEP-2663) for @modelcontextprotocol/server.
 // Knows nothing of bookings; tasks come from any TaskStore.
-export { TasksExtension, type TaskToolDefinition, type TasksExtensionOptions, type ToolCall } from './tasks-extension.ts';
+export { TasksExtension, type TasksExtensionOptions } from './tasks-extension.ts';
+export type { TaskToolDefinition, ToolCall } from './task-tools.ts';
 export type { TaskError, TaskStatus, TaskStore, TaskView } from './task-store.ts';
 export { TASKS_EXTENSION_ID, CLIENT_CAPABILITIES_META_KEY, clientCapabilities, createTaskResult, declaresTasks, getTaskResult } from './wire.ts';
 export { LegacyTasks, type LegacyTaskStore, type LegacyTasksOptions } from './legacy-tasks.ts';

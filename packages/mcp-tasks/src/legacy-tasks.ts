@@ -2,7 +2,7 @@ import { isInputRequiredResult, McpServer, ProtocolError, ProtocolErrorCode, typ
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { TaskStore, TaskView } from './task-store.ts';
-import type { TaskToolDefinition, ToolCall } from './tasks-extension.ts';
+import { invalidArguments, principalFromAuth, progressReporter, routeToolCalls, TaskTools, type TaskToolDefinition, type ToolCall } from './task-tools.ts';
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
@@ -23,7 +23,6 @@ export interface LegacyTasksOptions {
 const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).passthrough();
 const ListParams = z.object({ cursor: z.string().max(500).optional() }).passthrough();
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-type Handler = (request: any, ctx: ServerContext) => Promise<any>;
 
 /**
  * The 2025-11-25 task API for 2025-era clients, over the same durable store as the SEP-2663
@@ -34,16 +33,15 @@ type Handler = (request: any, ctx: ServerContext) => Promise<any>;
  */
 export class LegacyTasks {
   readonly #o: Required<Omit<LegacyTasksOptions, 'principal'>> & { principal: (ctx: ServerContext) => string };
-  readonly #tools = new Map<string, TaskToolDefinition<any>>();
+  readonly #tools = new TaskTools();
   readonly #attached = new WeakSet<McpServer>();
 
   constructor(options: LegacyTasksOptions) {
-    this.#o = { pageSize: 50, resultPollMs: 200, principal: (ctx) => ctx.http?.authInfo?.clientId ?? 'anonymous', ...options };
+    this.#o = { pageSize: 50, resultPollMs: 200, principal: principalFromAuth, ...options };
   }
 
   tool<Args>(name: string, definition: TaskToolDefinition<Args>): this {
-    if (this.#tools.has(name)) throw new Error(`task tool ${name} is already declared`);
-    this.#tools.set(name, definition);
+    this.#tools.declare(name, definition);
     return this;
   }
 
@@ -52,14 +50,7 @@ export class LegacyTasks {
     if (mcp.isConnected()) throw new Error('attach the 2025-11-25 task API before connecting the server');
     const server = mcp.server;
     for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']) server.assertCanSetRequestHandler(method);
-    for (const [name, tool] of this.#tools) {
-      const registered = mcp.registerTool(
-        name,
-        { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
-        (args: unknown, ctx: ServerContext) => tool.run(args, this.#call(ctx)),
-      );
-      registered.execution = { taskSupport: 'optional' };
-    }
+    for (const registered of this.#tools.registerSync(mcp, (ctx) => this.#call(ctx))) registered.execution = { taskSupport: 'optional' };
     this.#routeTaskCalls(server);
 
     server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) => legacyTask(await this.#visible(params.taskId, ctx)));
@@ -88,19 +79,13 @@ export class LegacyTasks {
 
   /** Task-augmented calls (params.task) to declared task tools are answered here; everything else by McpServer. */
   #routeTaskCalls(server: McpServer['server']): void {
-    const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler('tools/call');
-    if (!inner) throw new Error('no tools/call handler to route from');
-    server.removeRequestHandler('tools/call');
-    server.setRequestHandler('tools/call', async (request, ctx) => {
+    routeToolCalls(server, async (request, ctx, inner) => {
       const params = request.params as { name: string; arguments?: unknown; task?: unknown };
       if (params.task === undefined) return inner(request, ctx);
       const tool = this.#tools.get(params.name);
       if (!tool) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${params.name} does not support task-augmented calls`);
       const parsed = tool.inputSchema.safeParse(params.arguments ?? {});
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for tool ${params.name}: ${problems}`);
-      }
+      if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, invalidArguments(params.name, parsed.error));
       let task: TaskView;
       try {
         const started = await tool.start(parsed.data, this.#call(ctx));
@@ -131,17 +116,12 @@ export class LegacyTasks {
   }
 
   #call(ctx: ServerContext): ToolCall {
-    const token = ctx.mcpReq._meta?.progressToken;
-    let progress = 0;
     return {
       principal: this.#o.principal(ctx),
       signal: ctx.mcpReq.signal,
       // This API has no tasks/update, so nothing is asked of its clients mid-task, whatever they declared.
       clientCapabilities: {},
-      reportProgress: async (message) => {
-        if (token === undefined) return;
-        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } });
-      },
+      reportProgress: progressReporter(ctx),
     };
   }
 

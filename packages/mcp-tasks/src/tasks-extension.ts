@@ -4,45 +4,13 @@ import {
   MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
-  type CallToolResult,
-  type InputRequiredResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { invalidInputResponses } from './input-responses.ts';
 import type { TaskStore, TaskView } from './task-store.ts';
+import { invalidArguments, principalFromAuth, progressReporter, routeToolCalls, TaskTools, type TaskToolDefinition, type ToolCall } from './task-tools.ts';
 import { clientCapabilities, createTaskResult, declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
-
-/** What a task tool's handlers learn about the call. */
-export interface ToolCall {
-  principal: string;
-  signal: AbortSignal;
-  /** Sends notifications/progress when the caller asked for progress (synchronous path only). */
-  reportProgress(message: string): Promise<void>;
-  /** The capabilities this request declared (2026-07-28: per request), e.g. `elicitation`: ask only what the client can answer. */
-  clientCapabilities: Record<string, unknown>;
-  /** Answers a retried tools/call carries for input requested in an earlier round (SEP-2322), by key. */
-  inputResponses?: Record<string, unknown>;
-}
-
-export interface TaskToolDefinition<Args> {
-  title?: string;
-  description: string;
-  inputSchema: z.ZodType<Args>;
-  outputSchema?: z.ZodType<Record<string, unknown>>;
-  /**
-   * `required`: only clients that declared the extension may call it; others get -32021 before any
-   * work. Default `optional`: they get the synchronous answer from `run`.
-   */
-  taskSupport?: 'optional' | 'required';
-  /**
-   * Durable path, for clients that declared the extension: create the task and return it at once,
-   * or first ask the caller for input in this same call (an InputRequiredResult, SEP-2322).
-   */
-  start(args: Args, call: ToolCall): TaskView | InputRequiredResult | Promise<TaskView | InputRequiredResult>;
-  /** The same work answered synchronously, for clients that did not (not called for `required` tools). */
-  run(args: Args, call: ToolCall): Promise<CallToolResult>;
-}
 
 export interface TasksExtensionOptions {
   store: TaskStore;
@@ -55,7 +23,6 @@ const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).passthroug
 // the params schema cannot require it; answers are checked against what the task waits on instead.
 const UpdateParams = TaskIdParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() });
 
-type Handler = (request: any, ctx: ServerContext) => Promise<any>;
 
 /**
  * The MCP Tasks extension (SEP-2663) for one McpServer: advertises the capability, serves
@@ -67,18 +34,17 @@ export class TasksExtension {
   readonly id = TASKS_EXTENSION_ID;
   readonly #store: TaskStore;
   readonly #principal: (ctx: ServerContext) => string;
-  readonly #tools = new Map<string, TaskToolDefinition<any>>();
+  readonly #tools = new TaskTools();
   readonly #attached = new WeakSet<McpServer>();
 
   constructor(options: TasksExtensionOptions) {
     this.#store = options.store;
-    this.#principal = options.principal ?? ((ctx) => ctx.http?.authInfo?.clientId ?? 'anonymous');
+    this.#principal = options.principal ?? principalFromAuth;
   }
 
   /** Declares a tool that may answer with a task. */
   tool<Args>(name: string, definition: TaskToolDefinition<Args>): this {
-    if (this.#tools.has(name)) throw new Error(`task tool ${name} is already declared`);
-    this.#tools.set(name, definition);
+    this.#tools.declare(name, definition);
     return this;
   }
 
@@ -88,13 +54,7 @@ export class TasksExtension {
     const server = mcp.server;
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) server.assertCanSetRequestHandler(method);
 
-    for (const [name, tool] of this.#tools) {
-      mcp.registerTool(
-        name,
-        { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
-        (args: unknown, ctx: ServerContext) => tool.run(args, this.#call(ctx)),
-      );
-    }
+    this.#tools.registerSync(mcp, (ctx) => this.#call(ctx));
     this.#routeTaskCalls(server);
 
     server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) => {
@@ -120,28 +80,18 @@ export class TasksExtension {
     this.#attached.add(mcp);
   }
 
-  /**
-   * McpServer validates every tool result against the tool's outputSchema, which a CreateTaskResult
-   * cannot satisfy (typescript-sdk#2637). So declared task tools called by a declaring client are
-   * answered here, in front of McpServer's own tools/call handler, which serves everything else.
-   */
+  /** Declared task tools called by a declaring client are answered here; everything else by McpServer. */
   #routeTaskCalls(server: McpServer['server']): void {
-    const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler('tools/call');
-    if (!inner) throw new Error('no tools/call handler to route from');
-    server.removeRequestHandler('tools/call');
-    server.setRequestHandler('tools/call', async (request, ctx) => {
+    routeToolCalls(server, async (request, ctx, inner) => {
       const tool = this.#tools.get(request.params.name);
       const declared = declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined);
       if (tool?.taskSupport === 'required' && !declared) throw missingTasksCapability(`Tool ${request.params.name} runs only as a task: it`);
       if (!tool || !declared) return inner(request, ctx);
       const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ');
-        return { content: [{ type: 'text', text: `Invalid arguments for tool ${request.params.name}: ${problems}` }], isError: true };
-      }
+      if (!parsed.success) return { content: [{ type: 'text', text: invalidArguments(request.params.name, parsed.error) }], isError: true };
       try {
         const started = await tool.start(parsed.data, this.#call(ctx));
-        return (isInputRequiredResult(started) ? started : createTaskResult(started)) as never;
+        return isInputRequiredResult(started) ? started : createTaskResult(started);
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
         return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
@@ -150,17 +100,12 @@ export class TasksExtension {
   }
 
   #call(ctx: ServerContext): ToolCall {
-    const token = ctx.mcpReq._meta?.progressToken;
-    let progress = 0;
     return {
       principal: this.#principal(ctx),
       signal: ctx.mcpReq.signal,
       clientCapabilities: clientCapabilities(ctx.mcpReq.envelope as Record<string, unknown> | undefined),
       ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
-      reportProgress: async (message) => {
-        if (token === undefined) return;
-        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } });
-      },
+      reportProgress: progressReporter(ctx),
     };
   }
 
