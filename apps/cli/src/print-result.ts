@@ -1,23 +1,15 @@
+import type { ReflowResult } from '@reflow/reflow';
 import type { McpHttpClient } from './mcp-http-client.ts';
+import { optimality } from './optimality.ts';
 
-interface Result {
-  moved: number;
-  unresolved: number;
-  affected: number;
-  applied: boolean;
-  totalShiftMinutes: number;
-  optimal: { moved: boolean; shift: boolean; series?: boolean };
-  movedBound: number;
-  moves: { bookingId: string; title: string; fromRoom: string; toRoom: string; fromStart: string; toStart: string; shiftMinutes: number }[];
-  unresolvedBookings: { bookingId: string; title: string; reason: string }[];
-}
+type Result = ReflowResult;
 
 const hhmm = (iso: string) => iso.slice(11, 16);
 const day = (iso: string) => iso.slice(0, 10);
 
 export function printReflowResult(r: Result): void {
   console.log(`\nmoved ${r.moved}, unresolved ${r.unresolved} (of ${r.affected} affected)`);
-  console.log(`total shift ${r.totalShiftMinutes} min; moved count ${r.optimal.moved ? 'proven optimal' : `≤ ${r.movedBound}`}, shift ${r.optimal.shift ? 'proven optimal' : 'best found'}, series split ${r.optimal.series ? 'proven optimal' : 'best found'}${r.applied ? '' : ' (dry run: nothing written)'}`);
+  console.log(`total shift ${r.totalShiftMinutes} min; ${optimality(r)}${r.applied ? '' : ' (dry run: nothing written)'}`);
   console.log('\nMoves:');
   for (const m of r.moves) {
     const shift = m.shiftMinutes === 0 ? '' : ` (${m.shiftMinutes > 0 ? '+' : ''}${m.shiftMinutes} min)`;

@@ -1,22 +1,10 @@
+import type { ReflowResult } from '@reflow/reflow';
 import Table from 'cli-table3';
+import { optimality } from '../optimality.ts';
 
-interface ReflowSummary {
-  moved: number;
-  unresolved: number;
-  affected: number;
-  applied: boolean;
-  month?: string;
-  offlineRooms?: string[];
-  window?: { from: string; to: string };
-  totalShiftMinutes: number;
-  movedBound?: number;
-  optimal?: { moved: boolean; shift: boolean };
-  moves: { bookingId: string; title: string; fromRoom: string; toRoom: string; fromStart: string; toStart: string; shiftMinutes: number }[];
-  unresolvedBookings: { bookingId: string; title: string; code?: string; reason: string }[];
-}
 
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
-const isReflow = (sc: Record<string, unknown>): sc is Record<string, unknown> & ReflowSummary =>
+const isReflow = (sc: Record<string, unknown>): sc is Record<string, unknown> & ReflowResult =>
   Array.isArray(sc.moves) && Array.isArray(sc.unresolvedBookings) && typeof sc.moved === 'number';
 
 /** A reflow result as a person reads it: a summary, the moves, and what needs rebooking and why. */
@@ -26,8 +14,7 @@ export function renderResult(structured: Record<string, unknown> | undefined, te
   const lines: string[] = [];
   const scope = r.window ? ` in ${r.offlineRooms?.join(', ')}, ${r.window.from} to ${r.window.to}` : '';
   lines.push(`${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings${scope}; ${r.unresolved} ${r.applied ? 'need' : 'would need'} rebooking${r.applied ? '' : ' (dry run: nothing was written)'}.`);
-  const proof = r.optimal ? `moved count ${r.optimal.moved ? 'proven optimal' : `at most ${r.movedBound}`}, shift ${r.optimal.shift ? 'proven optimal' : 'best found'}` : '';
-  lines.push(`Total shift ${r.totalShiftMinutes} min${proof ? `; ${proof}` : ''}.`);
+  lines.push(`Total shift ${r.totalShiftMinutes} min${r.optimal ? `; ${optimality(r)}` : ''}.`);
   if (r.moves.length) {
     const moves = new Table({ head: ['booking', 'from', 'to', 'shift', 'title'], style: { head: [], border: [] }, wordWrap: true, colWidths: [null, null, null, null, 40] as never });
     for (const m of r.moves) {
