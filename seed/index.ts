@@ -11,3 +11,4 @@ export { DEMO_SCENARIO, DEMO_AFFECTED, DEMO_SITE_PATH } from './demo-scenario.ts
 export { renderSiteJson, readSiteFile } from './site-json.ts';
 export type { Scenario, ScenarioOptions, ScenarioSize } from './generate-scenario.ts';
 export { generateScenario, SCENARIO_SIZES } from './generate-scenario.ts';
+export { createRng, type Rng } from './prng.ts';

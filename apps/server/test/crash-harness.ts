@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import { createRng } from '@reflow/seed';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -104,23 +105,8 @@ export async function startServerProcess(databasePath: string, env: Record<strin
   };
 }
 
-/** mulberry32: a small seeded generator, so a failing run can be repeated with CRASH_SEED. */
-export function seededRandom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!,
-    chance: (p: number) => next() < p,
-  };
-}
+/** mulberry32 (the seed generator's own), so a failing run can be repeated with CRASH_SEED. */
+export const seededRandom = createRng;
 
 /** Runs `fn` on a fresh read-only connection to the file (the server may be writing meanwhile). */
 export function peek<T>(databasePath: string, fn: (db: Database.Database) => T): T {

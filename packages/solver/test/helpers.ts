@@ -2,6 +2,7 @@
 // HH:MM, and a feasibility assertion every solved plan goes through.
 import assert from 'node:assert/strict';
 import { checkPlan, type Plan, type Problem, type SolverBooking, type SolverRoom } from '../src/index.ts';
+import { createRng } from '@reflow/seed';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -58,19 +59,8 @@ export function assertFeasible(p: Problem, plan: Plan): void {
   assert.deepEqual(checkPlan(p, plan), []);
 }
 
-/** Small seeded PRNG (mulberry32): the same seed always gives the same instances. */
-export function prng(seed: number): { next: () => number; int: (lo: number, hi: number) => number; pick: <T>(xs: readonly T[]) => T } {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
-  return { next, int, pick: (xs) => xs[int(0, xs.length - 1)] };
-}
+/** Small seeded PRNG (mulberry32, the generator's own): the same seed always gives the same instances. */
+export const prng = createRng;
 
 /** Fisher–Yates with the given PRNG; returns a new array. */
 export function shuffled<T>(xs: readonly T[], rand: () => number): T[] {
