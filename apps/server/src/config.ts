@@ -7,6 +7,11 @@ export const configSchema = z.object({
   PORT: int(3000, 0),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_PATH: z.string().min(1).default('./data/reflow.db'),
+  /**
+   * FULL (default) syncs the WAL on every commit: an accepted task survives a power cut. NORMAL
+   * survives a crash of this process but may lose the last commits to a power cut (bench:tasks prices it).
+   */
+  SQLITE_SYNCHRONOUS: z.enum(['FULL', 'NORMAL']).default('FULL'),
   /** Worker threads solving tasks; 0 makes an accept-only process that queues tasks for another to run. */
   WORKERS: int(2, 0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -22,7 +22,7 @@ export interface Services {
 /** Opens and migrates the database, seeds an empty one, starts the pool and the task engine. */
 export function createServices(config: Config, logger: Logger): Services {
   if (config.DATABASE_PATH !== ':memory:') mkdirSync(dirname(config.DATABASE_PATH), { recursive: true });
-  const connection = openDatabase(config.DATABASE_PATH);
+  const connection = openDatabase(config.DATABASE_PATH, { synchronous: config.SQLITE_SYNCHRONOUS });
   migrateDatabase(connection);
   const queries = queriesFor(connection);
   const seedFile = config.SEED_FILE ?? DEMO_SITE_PATH;

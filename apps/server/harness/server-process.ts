@@ -1,0 +1,104 @@
+// The server as its own process, started the way a person starts it, for the tests that kill it
+// and for the load tools (bench:tasks, soak) that must not share its event loop.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  mcpUrl: string;
+  /** Resolves with the signal (or exit code) the process ended with. */
+  exited: Promise<string>;
+  /** True once the process has ended, by our hand or its own. */
+  readonly dead: boolean;
+  /** SIGKILLs the whole process group (npm, the shell, node and its worker threads) and waits. */
+  kill(): Promise<string>;
+  /** SIGTERM, then waits up to `timeoutMs` for a clean exit. */
+  terminate(timeoutMs: number): Promise<string>;
+  /** stdout and stderr so far, for a failure message. */
+  output(): string;
+}
+
+/** The process ended before it was listening (with the apply fault armed, a leftover task can do that). */
+export class ServerExitedEarly extends Error {
+  constructor(
+    readonly how: string,
+    output: string,
+  ) {
+    super(`server exited (${how}) before listening:\n${output.slice(-3000)}`);
+  }
+}
+
+/**
+ * Starts the server the way a person does: `npm start` (or, with `direct`, the same entry through
+ * node --import tsx, which skips npm's own start-up cost) on `databasePath`, on a free port.
+ */
+export async function startServerProcess(databasePath: string, env: Record<string, string> = {}, direct = false): Promise<ServerProcess> {
+  const [command, args] = direct ? [process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts']] : ['npm', ['start', '--silent']];
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, WORKERS: '2', LOG_LEVEL: 'info', ...env },
+  });
+  let out = '';
+  let dead = false;
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => {
+      dead = true;
+      resolve(signal ?? `exit ${code}`);
+    }),
+  );
+  const listening = new Promise<string>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(out);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    void exited.then((how) => reject(new ServerExitedEarly(how, out)));
+  });
+  const deadline = sleep(30_000).then(() => {
+    throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
+  });
+  const group = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const mcpUrl = await Promise.race([listening, deadline]).catch(async (error) => {
+    group('SIGKILL');
+    await exited;
+    throw error;
+  });
+  return {
+    child,
+    mcpUrl,
+    exited,
+    get dead() {
+      return dead;
+    },
+    kill: async () => {
+      group('SIGKILL');
+      return exited;
+    },
+    terminate: async (timeoutMs) => {
+      // SIGTERM to the server process itself (its pid is in every log line); npm, if it started it,
+      // then exits with the server's own exit code.
+      const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
+      process.kill(pid, 'SIGTERM');
+      const how = await Promise.race([exited, sleep(timeoutMs).then(() => 'timeout')]);
+      if (how === 'timeout') {
+        group('SIGKILL');
+        await exited;
+      }
+      return how;
+    },
+    output: () => out,
+  };
+}
