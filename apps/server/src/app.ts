@@ -5,6 +5,7 @@ import { CreationLimits } from './auth/creation-limits.ts';
 import { listSetting, registerSecurity } from './auth/security.ts';
 import { loadTokenTable, type TokenTable } from './auth/token-table.ts';
 import type { Config } from './config.ts';
+import { RequestLogController } from './logging/request-log.ts';
 import { addMetricsRoutes } from './metrics/metrics-routes.ts';
 import { addDocsRoutes } from './routes/docs.ts';
 import { apiRoutes } from './routes/api/index.ts';
@@ -22,6 +23,7 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID()),
     requestIdHeader: false,
+    logController: new RequestLogController(),
   });
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -47,6 +49,6 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
   await app.register(healthRoutes, { services });
   await app.register(apiRoutes, { prefix: '/api', services });
   await app.register(uiRoutes);
-  await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES, limits });
+  await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES, limits, fastTasksGet: config.MCP_FAST_TASKS_GET });
   return app;
 }
