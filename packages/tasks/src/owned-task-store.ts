@@ -16,8 +16,9 @@ export class OwnedTaskStore {
   get(taskId: string, owner: string): (ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> }) | undefined {
     const row = this.engine.get(taskId);
     if (!row || !this.#visibleTo(row, owner)) return undefined;
+    const view = toTaskView(row, this.engine.pollIntervalFor(row));
     // A task waiting for input shows what it waits on (SEP-2663 inputRequests, by wire key).
-    return row.status === 'input_required' ? { ...toTaskView(row), inputRequests: pendingRequests(row, this.engine.queries) } : toTaskView(row);
+    return row.status === 'input_required' ? { ...view, inputRequests: pendingRequests(row, this.engine.queries) } : view;
   }
 
   /** Delivers input responses; false when no such task is visible. Unmatched keys are ignored; the events record who answered. */

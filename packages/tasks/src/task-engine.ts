@@ -6,7 +6,9 @@ import { queriesFor } from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
 import type { Logger } from './logger.ts';
+import { AttemptDurations } from './attempt-durations.ts';
 import { pollIntervalFor } from './poll-interval.ts';
+import { QueuePositions } from './queue-positions.ts';
 import { dedupeKey, newTaskId } from './task-id.ts';
 import type { CreateTaskRequest, TaskHandler } from './types.ts';
 import type { WorkerPool } from './worker-pool.ts';
@@ -39,6 +41,8 @@ export class TaskEngine {
   readonly #handlers = new Map<string, TaskHandler<any>>();
   readonly #running = new Map<string, AbortController>();
   readonly #events = new EventEmitter();
+  readonly #durations = new AttemptDurations();
+  readonly #queue: QueuePositions;
   readonly #o: Required<Omit<TaskEngineOptions, 'concurrency'>> & { concurrency: number };
   #sweeper?: NodeJS.Timeout;
   #stopping = false;
@@ -55,6 +59,7 @@ export class TaskEngine {
       ...options,
     };
     this.queries = queriesFor(options.connection);
+    this.#queue = new QueuePositions((now) => this.queries.tasks.queueOrder(now));
     this.#events.setMaxListeners(0);
   }
 
@@ -105,7 +110,7 @@ export class TaskEngine {
         lastUpdatedAt: now,
         ttlMs,
         expiresAt: now + ttlMs,
-        pollIntervalMs: this.pollIntervalMs(),
+        pollIntervalMs: this.pollIntervalMs(request.kind),
         maxAttempts: handler.maxAttempts ?? this.#o.maxAttempts,
         ...(scope ? { scopeKey: scope.key, scopeStart: scope.start, scopeEnd: scope.end } : {}),
       },
@@ -148,8 +153,31 @@ export class TaskEngine {
     return outcome;
   }
 
-  pollIntervalMs(): number {
-    return pollIntervalFor(this.#o.basePollIntervalMs, this.queries.tasks.queueDepth(this.#o.now()), this.#o.concurrency);
+  /** The poll interval for a task created now (of `kind`, when known): behind the whole queue. */
+  pollIntervalMs(kind?: string): number {
+    const ahead = this.queries.tasks.queueDepth(this.#o.now());
+    return this.#pollInterval({ ahead, running: false, elapsedMs: 0, typicalMs: kind ? this.#durations.typical(kind) : undefined });
+  }
+
+  /**
+   * The poll interval for this task now: from its place in the queue, or how long its attempt has
+   * run, against how long attempts of its kind take. A finished task keeps the one it was last given.
+   */
+  pollIntervalFor(row: TaskRow): number {
+    if (isTerminal(row.status)) return row.pollIntervalMs;
+    if (row.status === 'input_required') return this.#o.basePollIntervalMs;
+    const now = this.#o.now();
+    const running = row.claimedBy !== null && (row.leaseExpiresAt ?? 0) >= now;
+    return this.#pollInterval({
+      ahead: running ? 0 : this.#queue.ahead(row, now),
+      running,
+      elapsedMs: running && row.startedAt !== null ? now - row.startedAt : 0,
+      typicalMs: this.#durations.typical(row.kind),
+    });
+  }
+
+  #pollInterval(situation: { ahead: number; running: boolean; elapsedMs: number; typicalMs: number | undefined }): number {
+    return pollIntervalFor({ baseMs: this.#o.basePollIntervalMs, concurrency: this.#o.concurrency, ...situation });
   }
 
   /** Resolves with the terminal row; calls onProgress with each new statusMessage meanwhile. */
@@ -205,6 +233,7 @@ export class TaskEngine {
     const handler = this.#handlers.get(row.kind);
     const abort = new AbortController();
     this.#running.set(row.id, abort);
+    const startedAt = this.#o.now();
     const run = handler
       ? runAttempt(row, handler, abort, {
           connection: this.#o.connection,
@@ -221,6 +250,9 @@ export class TaskEngine {
           this.queries.tasks.failExhausted(row.id, this.#o.now(), { code: -32603, message: `No handler for task kind ${row.kind}` }) && 'finished',
         );
     run
+      .then((outcome) => {
+        if (outcome === 'finished') this.#durations.record(row.kind, this.#o.now() - startedAt);
+      })
       .catch((error) => this.#o.logger.error({ err: error, taskId: row.id }, 'task attempt crashed'))
       .finally(() => {
         this.#running.delete(row.id);

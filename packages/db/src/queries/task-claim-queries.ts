@@ -8,6 +8,11 @@ import { live, fenced, type TaskRow, type AttemptFence } from './task-rows.ts';
 const holder = alias(tasks, 'holder');
 
 export function taskClaimQueries(db: Db) {
+  // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
+  const queued = and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), sql`${tasks.expiresAt} > ${sql.placeholder('now')}`);
+  const depth = db.select({ n: sql<number>`count(*)` }).from(tasks).where(queued).prepare();
+  const order = db.select({ createdAt: tasks.createdAt, id: tasks.id }).from(tasks).where(queued).orderBy(asc(tasks.createdAt), asc(tasks.id)).prepare();
+
   return {
     /**
      * Claims the oldest runnable task for `claimedBy`, bumping its attempt. Runnable: working,
@@ -135,11 +140,13 @@ export function taskClaimQueries(db: Db) {
 
 
     queueDepth(now: number): number {
-      return db
-        .select({ n: sql<number>`count(*)` })
-        .from(tasks)
-        .where(and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), live(now)))
-        .get()!.n;
+      return depth.get({ now })!.n;
+    },
+
+
+    /** The queue in the order it is worked: oldest first (ties by id), as claimNext takes them. */
+    queueOrder(now: number): { createdAt: number; id: string }[] {
+      return order.all({ now });
     },
   };
 }
