@@ -1,10 +1,12 @@
 import type { TaskRow } from '@reflow/db';
+import { parsedResults } from './parsed-results.ts';
 
 /**
  * A task as a protocol layer shows it: flat, ISO timestamps, integer durations. Structurally the
  * TaskView of packages/mcp-tasks, which this package does not import (tasks knows nothing of MCP).
+ * `pollIntervalMs`: the interval to hand out now (TaskEngine.pollIntervalFor); by default the stored one.
  */
-export function toTaskView(row: TaskRow) {
+export function toTaskView(row: TaskRow, pollIntervalMs = row.pollIntervalMs) {
   return {
     taskId: row.id,
     status: row.status,
@@ -12,8 +14,8 @@ export function toTaskView(row: TaskRow) {
     createdAt: new Date(row.createdAt).toISOString(),
     lastUpdatedAt: new Date(row.lastUpdatedAt).toISOString(),
     ttlMs: row.ttlMs,
-    pollIntervalMs: row.pollIntervalMs,
-    ...(row.status === 'completed' && row.result ? { result: JSON.parse(row.result) as Record<string, unknown> } : {}),
+    pollIntervalMs,
+    ...(row.status === 'completed' && row.result ? { result: parsedResults.of(row as TaskRow & { result: string }) } : {}),
     ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
   };
 }
