@@ -47,6 +47,8 @@ export const configSchema = z.object({
   /** Imported into an empty database on first start; empty string disables. */
   SEED_FILE: z.string().optional(),
   SHUTDOWN_GRACE_MS: int(10_000, 0),
+  /** Answers plain tasks/get polls without building a per-request MCP server; false only to compare (bench:tasks). */
+  MCP_FAST_TASKS_GET: z.stringbool().default(true),
   /** Registers the official MCP conformance suite's fixture tools (greet, slow_compute, …) too. Test use only. */
   MCP_CONFORMANCE_FIXTURES: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
   /** Heap limit of each worker thread (MB); one that runs out fails or retries its task and is replaced. */

@@ -24,16 +24,15 @@ const REFLOW_DESCRIPTION =
   'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get. Without a task protocol, ' +
   'pass background:true to get the task id at once, then call reflow_status {taskId} until it completes (reflow_cancel stops it).';
 
+export const SERVER_NAME = 'studio-reflow';
+
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
 export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
   return (ctx: McpRequestContext) => {
-    // The authenticated caller (the local one when no tokens are configured, and on stdio).
-    // An authenticated operator sees every task; everyone else only their own.
-    const caller = callerOf(ctx.authInfo);
+    const { caller, store } = callerTasks(services, ctx.authInfo);
     const principalOf = () => caller.id;
-    const store = new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local });
     const admit = () => guard(() => limits?.admit(caller));
-    const mcp = new McpServer({ name: 'studio-reflow', version });
+    const mcp = new McpServer({ name: SERVER_NAME, version });
     mcp.registerTool(
       'list_rooms',
       { description: 'The rooms of the site: capacity, features and opening hours', inputSchema: z.object({}).strict() },
@@ -88,6 +87,15 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
     return mcp;
   };
+}
+
+/**
+ * The authenticated caller (the local one when no tokens are configured, and on stdio) and the
+ * tasks it can see: an authenticated operator sees every task; everyone else only their own.
+ */
+export function callerTasks(services: Services, authInfo: Parameters<typeof callerOf>[0]) {
+  const caller = callerOf(authInfo);
+  return { caller, store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }) };
 }
 
 /** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */

@@ -32,6 +32,12 @@ export function createMetrics() {
       labelNames: ['route', 'method', 'status'] as const,
       registers: [registry],
     }),
+    mcpRequests: new Counter({
+      name: 'reflow_mcp_requests_total',
+      help: 'MCP requests by method and path: "direct" for polls answered without a per-request server, "sdk" for the rest',
+      labelNames: ['method', 'path'] as const,
+      registers: [registry],
+    }),
   };
 }
 

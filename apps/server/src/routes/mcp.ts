@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import type { FastifyInstance } from 'fastify';
+import { answerTasksGet } from '@reflow/mcp-tasks';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
-import { mcpServerFactory } from '../mcp-server.ts';
+import { callerTasks, mcpServerFactory, SERVER_NAME } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
 
 export interface McpRouteOptions {
@@ -12,15 +13,20 @@ export interface McpRouteOptions {
   bodyLimit: number;
   /** Per-principal limits on creating tasks. */
   limits?: CreationLimits;
+  /** Answer plain tasks/get polls without a per-request server (the default; off only to compare). */
+  fastTasksGet?: boolean;
 }
 
 /**
  * POST /mcp (and the 405s for GET/DELETE) through the SDK's createMcpHandler, which serves the
- * 2026-07-28 era and, statelessly, 2025-era clients from one factory. The body reaches the SDK
- * unparsed so it answers malformed JSON and wrong media types itself, as the transport spec says.
+ * 2026-07-28 era and, statelessly, 2025-era clients from one factory. The SDK answers malformed
+ * JSON and wrong media types itself, as the transport spec says; a body that parses is handed to
+ * it parsed, so it neither clones the request nor reads the body a second time.
  */
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
-  const handler = createMcpHandler(mcpServerFactory(options.services, options.version, options.limits), {
+  const { services } = options;
+  const serverInfo = { name: SERVER_NAME, version: options.version };
+  const handler = createMcpHandler(mcpServerFactory(services, options.version, options.limits), {
     maxRequestBodySize: options.bodyLimit,
     onerror: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
   });
@@ -32,18 +38,56 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
     handler: async (request, reply) => {
+      const body = request.method === 'POST' ? (request.body as Buffer | undefined) : undefined;
+      const parsedBody = body?.length ? parseJson(body) : undefined;
+      // The auth hook has verified the caller; the SDK hands it to the server factory as authInfo.
+      const authInfo = request.principal && !request.principal.local ? toAuthInfo(request.principal) : undefined;
+
+      // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
+      if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
+        const { caller, store } = callerTasks(services, authInfo);
+        const answer = await answerTasksGet({ body: parsedBody, headers: mcpHeaders(request) }, (taskId) => store.get(taskId, caller.id), serverInfo);
+        if (answer) {
+          services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
+          return reply.type('application/json').send(JSON.stringify(answer));
+        }
+      }
+      services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
+
       const url = `http://${request.headers.host ?? 'localhost'}${request.url}`;
       const headers = new Headers();
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const body = request.method === 'POST' ? (request.body as Buffer | undefined) : undefined;
-      // The auth hook has verified the caller; the SDK hands it to the server factory as authInfo.
-      const authInfo = request.principal && !request.principal.local ? toAuthInfo(request.principal) : undefined;
-      const response = await handler.fetch(new Request(url, { method: request.method, headers, body: body && body.length ? body : undefined }), { authInfo });
+      const webRequest = new Request(url, { method: request.method, headers, body: body && body.length ? body : undefined });
+      const response = await handler.fetch(webRequest, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
       reply.code(response.status);
       response.headers.forEach((value, name) => reply.header(name, value));
       return response.body ? reply.send(Readable.fromWeb(response.body as never)) : reply.send();
     },
   });
+}
+
+function parseJson(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const LABELLED_METHODS = new Set(['server/discover', 'initialize', 'ping', 'tools/list', 'tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/list', 'tasks/result']);
+
+/** The Mcp-Method header when it names a method we label; anything else is "other", never a label per value a client sends. */
+function mcpMethodLabel(request: FastifyRequest): string {
+  const method = request.headers['mcp-method'];
+  return typeof method === 'string' && LABELLED_METHODS.has(method) ? method : 'other';
+}
+
+function mcpHeaders(request: FastifyRequest) {
+  const one = (name: string) => {
+    const value = request.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  return { accept: one('accept'), protocolVersion: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name') };
 }

@@ -1,0 +1,75 @@
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import type { TaskView } from './task-store.ts';
+import { declaresTasks, getTaskResult } from './wire.ts';
+
+/** The revisions whose tasks/get this answers; anything else goes the SDK's way. */
+const SERVED_REVISIONS = new Set(['2026-07-28']);
+const MAX_TASK_ID_LENGTH = 200;
+const MAX_REMEMBERED_ENVELOPES = 1_000;
+
+export interface TasksGetRequest {
+  /** The parsed JSON body. */
+  body: unknown;
+  headers: { accept?: string; protocolVersion?: string; method?: string; name?: string };
+}
+
+/** The server's name and version, which the SDK stamps on every 2026-07-28 result's _meta. */
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+
+type Answer = { jsonrpc: '2.0'; id: string | number; result: ReturnType<typeof getTaskResult> & { _meta: Record<string, ServerInfo> } };
+
+/**
+ * The poll, answered without building a per-request server: a well-formed 2026-07-28 tasks/get
+ * for a task the caller can see gets the very answer the extension's own tasks/get handler gives
+ * (the same getTaskResult over the same store). Everything else — any doubt about the request,
+ * an unknown or expired task, an error of any kind — returns undefined and goes through the SDK,
+ * which owns every error answer.
+ */
+export async function answerTasksGet(
+  request: TasksGetRequest,
+  lookup: (taskId: string) => TaskView | undefined | Promise<TaskView | undefined>,
+  serverInfo: ServerInfo,
+): Promise<Answer | undefined> {
+  const { body, headers } = request;
+  if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
+  if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tasks/get' || !isPlainObject(body.params)) return undefined;
+  const id = body.id;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
+  const { taskId, _meta: meta, ...otherParams } = body.params;
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH || Object.keys(otherParams).length > 0) return undefined;
+  // The Mcp-Name header must name this task verbatim (an encoded or mismatched one is the SDK's to judge).
+  if (headers.name?.trim() !== taskId) return undefined;
+  if (!isPlainObject(meta) || !declaresTasks(meta) || !envelopeServed(body, headers, meta)) return undefined;
+  const task = await lookup(taskId);
+  return task ? { jsonrpc: '2.0', id, result: { ...getTaskResult(task), _meta: { [SERVER_INFO_META_KEY]: serverInfo } } } : undefined;
+}
+
+/**
+ * Whether the SDK's own classifier routes this request to the modern era we serve. Its verdict
+ * depends only on the headers and the envelope (the rest of the request was checked above), and a
+ * poller repeats both on every poll: the verdict is remembered per (headers, envelope), which
+ * saves a schema validation per poll.
+ */
+const verdicts = new Map<string, boolean>();
+
+function envelopeServed(body: Record<string, unknown>, headers: TasksGetRequest['headers'], meta: Record<string, unknown>): boolean {
+  const key = `${headers.protocolVersion}\n${headers.method}\n${JSON.stringify(meta)}`;
+  let served = verdicts.get(key);
+  if (served === undefined) {
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: headers.protocolVersion, mcpMethodHeader: headers.method, body });
+    served = route.kind === 'modern' && route.messageKind === 'request' && SERVED_REVISIONS.has(route.classification.revision ?? '');
+    if (verdicts.size >= MAX_REMEMBERED_ENVELOPES) verdicts.delete(verdicts.keys().next().value!);
+    verdicts.set(key, served);
+  }
+  return served;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
