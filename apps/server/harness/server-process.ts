@@ -5,10 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const OUTPUT_KEPT_CHARS = 256 * 1024;
 
 export interface ServerProcess {
   child: ChildProcess;
   mcpUrl: string;
+  /** The server's own pid (with npm start, the child is npm). */
+  readonly pid: number;
   /** Resolves with the signal (or exit code) the process ended with. */
   exited: Promise<string>;
   /** True once the process has ended, by our hand or its own. */
@@ -51,14 +54,24 @@ export async function startServerProcess(databasePath: string, env: Record<strin
       resolve(signal ?? `exit ${code}`);
     }),
   );
+  let pid: number | undefined;
+  const keep = (chunk: Buffer) => {
+    // Bounded: a load run logs for minutes, and only the tail matters for a failure message.
+    out += chunk.toString();
+    if (out.length > 2 * OUTPUT_KEPT_CHARS) out = out.slice(-OUTPUT_KEPT_CHARS);
+  };
   const listening = new Promise<string>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(out);
-      if (match) resolve(match[1]!);
+      keep(chunk);
+      if (pid !== undefined) return;
+      const match = /"pid":(\d+).*"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(out);
+      if (match) {
+        pid = Number(match[1]);
+        resolve(match[2]!);
+      }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', keep);
     void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
   const deadline = sleep(30_000).then(() => {
@@ -79,6 +92,7 @@ export async function startServerProcess(databasePath: string, env: Record<strin
   return {
     child,
     mcpUrl,
+    pid: pid!,
     exited,
     get dead() {
       return dead;
@@ -90,8 +104,7 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     terminate: async (timeoutMs) => {
       // SIGTERM to the server process itself (its pid is in every log line); npm, if it started it,
       // then exits with the server's own exit code.
-      const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
-      process.kill(pid, 'SIGTERM');
+      process.kill(pid!, 'SIGTERM');
       const how = await Promise.race([exited, sleep(timeoutMs).then(() => 'timeout')]);
       if (how === 'timeout') {
         group('SIGKILL');

@@ -1,0 +1,41 @@
+// A server process for one bench phase: its own temp directory, seeded with the bench site, and
+// gone (with its files) when the phase ends. The bench never shares the server's event loop.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderSiteJson, type SiteFile } from '@reflow/seed';
+import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
+
+export interface BenchServer {
+  process: ServerProcess;
+  mcpUrl: string;
+  baseUrl: string;
+  dir: string;
+  stop(options?: { keepFiles?: boolean }): Promise<void>;
+}
+
+export interface BenchServerOptions {
+  /** 'file' (durable) or ':memory:' (nothing survives the process). */
+  database: 'file' | ':memory:';
+  env?: Record<string, string>;
+  /** Start on the files a previous server left (`stop({ keepFiles: true })`) instead of fresh ones. */
+  dir?: string;
+}
+
+export async function startBenchServer(site: SiteFile, options: BenchServerOptions): Promise<BenchServer> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'reflow-bench-'));
+  const seedFile = join(dir, 'site.json');
+  if (!options.dir) writeFileSync(seedFile, renderSiteJson(site));
+  const databasePath = options.database === 'file' ? join(dir, 'reflow.db') : ':memory:';
+  const server = await startServerProcess(databasePath, { SEED_FILE: seedFile, SHUTDOWN_GRACE_MS: '0', ...options.env }, true);
+  return {
+    process: server,
+    mcpUrl: server.mcpUrl,
+    baseUrl: server.mcpUrl.replace(/\/mcp$/, ''),
+    dir,
+    async stop(stopOptions) {
+      await server.kill();
+      if (!stopOptions?.keepFiles) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

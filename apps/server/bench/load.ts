@@ -1,0 +1,55 @@
+// One load run with autocannon (the Fastify team's HTTP benchmarking tool), reduced to the
+// figures the bench prints. Non-2xx answers and JSON-RPC errors count as failures, not speed.
+import autocannon from 'autocannon';
+
+export interface LoadOptions {
+  url: string;
+  connections: number;
+  durationSeconds: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Builds each request instead (e.g. a different task each time, with its Mcp-Name header). */
+  build?: () => { body: string; headers: Record<string, string> };
+  /** Checks one answer's body; a false counts the request as failed. */
+  accept?: (body: string) => boolean;
+}
+
+export interface LoadFigures {
+  requests: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  failed: number;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
+  let rejected = 0;
+  const build = options.build;
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    requests: [
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        ...(build ? { setupRequest: (request: any) => ({ ...request, ...build() }) } : { body: options.body }),
+        ...(options.accept
+          ? {
+              onResponse: (_status: number, responseBody: string) => {
+                if (!options.accept!(responseBody)) rejected++;
+              },
+            }
+          : {}),
+      },
+    ],
+  });
+  return {
+    requests: result.requests.total,
+    perSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failed: result.non2xx + result.errors + result.timeouts + rejected,
+  };
+}
