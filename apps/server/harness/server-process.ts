@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const OUTPUT_TAIL_CHARS = 64 * 1024;
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -17,7 +18,9 @@ export interface ServerProcess {
   kill(): Promise<string>;
   /** SIGTERM, then waits up to `timeoutMs` for a clean exit. */
   terminate(timeoutMs: number): Promise<string>;
-  /** stdout and stderr so far, for a failure message. */
+  /** The pid of the server itself (from its listening line): with `direct`, the child's own pid. */
+  readonly pid: number;
+  /** The last 64–128 KB of stdout and stderr, for a failure message. */
   output(): string;
 }
 
@@ -43,7 +46,13 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, WORKERS: '2', LOG_LEVEL: 'info', ...env },
   });
+  // Only a tail is kept: a long run at LOG_LEVEL=info writes two lines per request.
   let out = '';
+  let pid = 0;
+  const keep = (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.length > 2 * OUTPUT_TAIL_CHARS) out = out.slice(-OUTPUT_TAIL_CHARS);
+  };
   let dead = false;
   const exited = new Promise<string>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -52,13 +61,20 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     }),
   );
   const listening = new Promise<string>((resolve, reject) => {
+    let seen = '';
     const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(out);
-      if (match) resolve(match[1]!);
+      keep(chunk);
+      // Scan only until the listening line, and only what came since (not the whole output each time).
+      if (pid) return;
+      seen = (seen + chunk.toString()).slice(-OUTPUT_TAIL_CHARS);
+      const match = /"pid":(\d+).*"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(seen);
+      if (match) {
+        pid = Number(match[1]);
+        resolve(match[2]!);
+      }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', keep);
     void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
   const deadline = sleep(30_000).then(() => {
@@ -83,6 +99,9 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     get dead() {
       return dead;
     },
+    get pid() {
+      return pid;
+    },
     kill: async () => {
       group('SIGKILL');
       return exited;
@@ -90,7 +109,6 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     terminate: async (timeoutMs) => {
       // SIGTERM to the server process itself (its pid is in every log line); npm, if it started it,
       // then exits with the server's own exit code.
-      const pid = Number(/"pid":(\d+)/.exec(out)?.[1]);
       process.kill(pid, 'SIGTERM');
       const how = await Promise.race([exited, sleep(timeoutMs).then(() => 'timeout')]);
       if (how === 'timeout') {

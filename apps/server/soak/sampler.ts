@@ -1,0 +1,58 @@
+// Every few seconds: the server process's resident memory, the WAL, and the task tables.
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { tableSizes, type TableSizes } from './db-peek.ts';
+import { walState, type WalState } from './wal-file.ts';
+
+export interface Sample extends TableSizes {
+  /** Seconds since the traffic started. */
+  t: number;
+  rssMb: number;
+  wal: WalState;
+}
+
+/** VmRSS of a process, in MB (Linux /proc). */
+export function rssMb(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+export class Sampler {
+  readonly samples: Sample[] = [];
+  readonly errors: string[] = [];
+  #stopped = false;
+  #loop?: Promise<void>;
+
+  constructor(
+    private readonly pid: number,
+    private readonly databasePath: string,
+    private readonly startedAt: number,
+  ) {}
+
+  start(everyMs: number): void {
+    this.#loop = (async () => {
+      while (!this.#stopped) {
+        this.sampleNow();
+        await sleep(everyMs);
+      }
+    })();
+  }
+
+  sampleNow(): Sample | undefined {
+    try {
+      const sample = { t: (Date.now() - this.startedAt) / 1000, rssMb: rssMb(this.pid), wal: walState(this.databasePath), ...tableSizes(this.databasePath) };
+      this.samples.push(sample);
+      return sample;
+    } catch (error) {
+      if (this.errors.length < 5) this.errors.push(String(error));
+      return undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    await this.#loop;
+    this.sampleNow();
+  }
+}

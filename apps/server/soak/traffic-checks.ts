@@ -1,0 +1,16 @@
+// What the clients saw: no 5xx (or dropped connection), and no JSON-RPC or tool error a correct
+// server would not give.
+import { check, type CheckResult } from './check-result.ts';
+import type { TrafficStats } from './traffic-stats.ts';
+
+export function checkTraffic(stats: TrafficStats): CheckResult[] {
+  const unexpected = [...stats.unexpectedErrors].map(([k, n]) => `${k} ×${n}`);
+  return [
+    check('no 5xx', stats.serverErrors() === 0, `${stats.serverErrors()} responses 5xx or dropped`),
+    check(
+      'no unexpected JSON-RPC/tool errors',
+      unexpected.length === 0,
+      unexpected.length ? `${unexpected.slice(0, 3).join('; ')}${stats.samples[0] ? ` — e.g. ${stats.samples[0].what}: ${stats.samples[0].detail}` : ''}` : 'none',
+    ),
+  ];
+}
