@@ -77,9 +77,14 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     child.stderr!.on('data', keep);
     void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
-  const deadline = sleep(30_000).then(() => {
-    throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
-  });
+  // Cancelled once the race is decided: a pending 30 s timer would keep the caller's process alive.
+  const startTimer = new AbortController();
+  const deadline = sleep(30_000, undefined, { signal: startTimer.signal }).then(
+    () => {
+      throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
+    },
+    () => new Promise<never>(() => {}),
+  );
   const group = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal);
@@ -87,11 +92,13 @@ export async function startServerProcess(databasePath: string, env: Record<strin
       // already gone
     }
   };
-  const mcpUrl = await Promise.race([listening, deadline]).catch(async (error) => {
-    group('SIGKILL');
-    await exited;
-    throw error;
-  });
+  const mcpUrl = await Promise.race([listening, deadline])
+    .catch(async (error) => {
+      group('SIGKILL');
+      await exited;
+      throw error;
+    })
+    .finally(() => startTimer.abort());
   return {
     child,
     mcpUrl,
@@ -110,7 +117,9 @@ export async function startServerProcess(databasePath: string, env: Record<strin
       // SIGTERM to the server process itself (its pid is in every log line); npm, if it started it,
       // then exits with the server's own exit code.
       process.kill(pid, 'SIGTERM');
-      const how = await Promise.race([exited, sleep(timeoutMs).then(() => 'timeout')]);
+      const timer = new AbortController();
+      const how = await Promise.race([exited, sleep(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled')]);
+      timer.abort();
       if (how === 'timeout') {
         group('SIGKILL');
         await exited;

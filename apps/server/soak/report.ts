@@ -12,6 +12,7 @@ export interface ReportData {
   byStatus: Map<string, number>;
   bookings: string;
   samples: Sample[];
+  server: string;
   rssSlopeMbPerMin: number;
   checks: CheckResult[];
   serverExit?: string;
@@ -41,6 +42,7 @@ export function formatReport(d: ReportData): string {
   lines.push(
     `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('tasks rows', (x) => x.tasks)}, ${span('tombstones', (x) => x.expired)}, ${span('queue', (x) => x.queued)}`,
   );
+  lines.push(d.server);
   lines.push(`Samples: ${d.samples.length}${d.serverExit ? `; server ended with ${d.serverExit} after SIGTERM` : ''}`);
   lines.push('Checks:');
   for (const c of d.checks) lines.push(`  ${c.pass ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`);

@@ -12,7 +12,8 @@ import { check, type CheckResult } from './check-result.ts';
 import { tableSizes } from './db-peek.ts';
 import { formatReport } from './report.ts';
 import { checkRss, checkSweeper, checkWal } from './resource-checks.ts';
-import { Sampler } from './sampler.ts';
+import { Sampler, type Sample } from './sampler.ts';
+import { histogramMean, scrapeMetrics, server5xx, type MetricsText } from './server-metrics.ts';
 import { writeSoakSite } from './soak-site.ts';
 import { DEFAULT_SOAK_OPTIONS, defaultTtlMs, type SoakOptions } from './soak-options.ts';
 import { checkTasks } from './task-checks.ts';
@@ -48,9 +49,10 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
     const startedAt = Date.now();
     const trafficMs = o.minutes * 60_000;
     const stopAt = startedAt + trafficMs;
-    const sampler = new Sampler(server.pid, site.databasePath, startedAt);
+    const baseUrl = new URL(server.mcpUrl).origin;
+    const sampler = new Sampler(server.pid, site.databasePath, baseUrl, startedAt);
     sampler.start(o.sampleEveryMs);
-    const ctx = { mcpUrl: server.mcpUrl, baseUrl: new URL(server.mcpUrl).origin, site, stats, ledger, stopAt, taskWaitMs: Math.min(ttlMs, 90_000), pollMs: o.pollMs };
+    const ctx = { mcpUrl: server.mcpUrl, baseUrl, site, stats, ledger, stopAt, taskWaitMs: Math.min(ttlMs, 90_000), pollMs: o.pollMs };
     const traffic = startTraffic(ctx, o);
     const editing = editor.run(createRng(o.seed ^ 0xed17), o.editEveryMs, stopAt);
     const ticker = setInterval(() => {
@@ -63,13 +65,14 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
     const drained = await waitForDrain(site.databasePath, DRAIN_MS);
     await sampler.stop();
 
+    const metrics = await scrapeMetrics(baseUrl);
     const tasks = await checkTasks(site.databasePath, server.mcpUrl, ledger);
     const bookings = checkBookings(site.databasePath, initial, editor.edits);
     const rss = checkRss(sampler.samples, trafficMs / 1000);
     const checks = [
       check('server stayed up', !server.dead && drained, server.dead ? `server exited: ${server.output().slice(-500)}` : drained ? `pid ${server.pid} up throughout; queue drained` : `tasks still working ${DRAIN_MS / 1000} s after the traffic stopped`),
       ...tasks.checks,
-      ...checkTraffic(stats),
+      ...checkTraffic(stats, server5xx(metrics)),
       ...bookings.checks,
       rss.result,
       checkWal(sampler.samples, trafficMs / 1000),
@@ -88,6 +91,7 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
       byStatus: tasks.byStatus,
       bookings: `${bookings.moves} reflow moves; editor ${editor.edits.length} edits (${moved} moves, ${editor.edits.length - moved} cancels, ${editor.skipped} found nothing to do); ${bookings.needsRebooking} set needs_rebooking`,
       samples: sampler.samples,
+      server: serverLine(metrics, sampler.samples, server.pid === server.child.pid),
       rssSlopeMbPerMin: rss.slopeMbPerMin,
       checks,
       serverExit,
@@ -96,7 +100,8 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
     return { passed: true, report, checks };
   } finally {
     editor?.close();
-    if (!server.dead) await server.kill();
+    // The whole group: a helper the server started (esbuild, under tsx) may outlive it and hold its pipes open.
+    await server.kill();
     rmSync(site.dir, { recursive: true, force: true });
   }
 }
@@ -109,4 +114,18 @@ async function waitForDrain(databasePath: string, timeoutMs: number): Promise<bo
     await sleep(250);
   }
   return true;
+}
+
+/** The server's own figures: solve and apply durations, event-loop lag, and whose RSS was sampled. */
+function serverLine(metrics: MetricsText, samples: Sample[], rssOfServerItself: boolean): string {
+  const solve = histogramMean(metrics, 'reflow_solve_duration_seconds');
+  const apply = histogramMean(metrics, 'reflow_apply_duration_seconds');
+  const lags = samples.map((s) => s.lagMaxMs ?? 0).sort((a, b) => a - b);
+  const p99s = samples.map((s) => s.lagP99Ms ?? 0).sort((a, b) => a - b);
+  const ms = (x: number | undefined) => (x === undefined ? '-' : `${(x * 1000).toFixed(0)} ms`);
+  return (
+    `Server (/metrics): ${metrics.sum('reflow_solve_duration_seconds_count')} solves, mean ${ms(solve)}; ${metrics.sum('reflow_apply_duration_seconds_count')} applies, mean ${ms(apply)}; ` +
+    `event-loop lag per ${samples.length} samples: p99 median ${(p99s[Math.floor(p99s.length / 2)] ?? 0).toFixed(0)} ms, max ${(lags.at(-1) ?? 0).toFixed(0)} ms` +
+    (rssOfServerItself ? '' : '; RSS sampled from the pid in its log, not the child')
+  );
 }

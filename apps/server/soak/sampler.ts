@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tableSizes, type TableSizes } from './db-peek.ts';
+import { scrapeMetrics } from './server-metrics.ts';
 import { walState, type WalState } from './wal-file.ts';
 
 export interface Sample extends TableSizes {
@@ -9,6 +10,9 @@ export interface Sample extends TableSizes {
   t: number;
   rssMb: number;
   wal: WalState;
+  /** The server's event-loop lag since the previous sample (its /metrics), ms. */
+  lagMaxMs?: number;
+  lagP99Ms?: number;
 }
 
 /** VmRSS of a process, in MB (Linux /proc). */
@@ -27,21 +31,30 @@ export class Sampler {
   constructor(
     private readonly pid: number,
     private readonly databasePath: string,
+    private readonly baseUrl: string,
     private readonly startedAt: number,
   ) {}
 
   start(everyMs: number): void {
     this.#loop = (async () => {
       while (!this.#stopped) {
-        this.sampleNow();
+        await this.sampleNow();
         await sleep(everyMs);
       }
     })();
   }
 
-  sampleNow(): Sample | undefined {
+  async sampleNow(): Promise<Sample | undefined> {
     try {
-      const sample = { t: (Date.now() - this.startedAt) / 1000, rssMb: rssMb(this.pid), wal: walState(this.databasePath), ...tableSizes(this.databasePath) };
+      const metrics = await scrapeMetrics(this.baseUrl);
+      const sample: Sample = {
+        t: (Date.now() - this.startedAt) / 1000,
+        rssMb: rssMb(this.pid),
+        wal: walState(this.databasePath),
+        ...tableSizes(this.databasePath),
+        lagMaxMs: metrics.sum('reflow_nodejs_eventloop_lag_max_seconds') * 1000,
+        lagP99Ms: metrics.sum('reflow_nodejs_eventloop_lag_p99_seconds') * 1000,
+      };
       this.samples.push(sample);
       return sample;
     } catch (error) {
@@ -53,6 +66,6 @@ export class Sampler {
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#loop;
-    this.sampleNow();
+    await this.sampleNow();
   }
 }

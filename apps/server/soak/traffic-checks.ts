@@ -3,10 +3,15 @@
 import { check, type CheckResult } from './check-result.ts';
 import type { TrafficStats } from './traffic-stats.ts';
 
-export function checkTraffic(stats: TrafficStats): CheckResult[] {
+/** `serverCounted5xx`: the 5xx the server's own request counter saw (GET /metrics). */
+export function checkTraffic(stats: TrafficStats, serverCounted5xx: number): CheckResult[] {
   const unexpected = [...stats.unexpectedErrors].map(([k, n]) => `${k} ×${n}`);
   return [
-    check('no 5xx', stats.serverErrors() === 0, `${stats.serverErrors()} responses 5xx or dropped`),
+    check(
+      'no 5xx',
+      stats.serverErrors() === 0 && serverCounted5xx === 0,
+      `${stats.serverErrors()} responses 5xx or dropped as clients saw them; ${serverCounted5xx} 5xx in the server's own count`,
+    ),
     check(
       'no unexpected JSON-RPC/tool errors',
       unexpected.length === 0,
