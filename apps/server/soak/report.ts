@@ -40,7 +40,8 @@ export function formatReport(d: ReportData): string {
     return `${label} ${values[0]!.toFixed(digits)}→${Math.max(...values).toFixed(digits)}→${values.at(-1)!.toFixed(digits)}`;
   };
   lines.push(
-    `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('tasks rows', (x) => x.tasks)}, ${span('tombstones', (x) => x.expired)}, ${span('queue', (x) => x.queued)}`,
+    `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('DB MB', (x) => x.dbBytes / MB, 1)},
+  ${span('tasks rows', (x) => x.tasks)}, ${span('tombstones', (x) => x.expired)}, ${span('queue', (x) => x.queued)}`,
   );
   lines.push(d.server);
   lines.push(`Samples: ${d.samples.length}${d.serverExit ? `; server ended with ${d.serverExit} after SIGTERM` : ''}`);

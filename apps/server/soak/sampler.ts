@@ -1,5 +1,5 @@
 // Every few seconds: the server process's resident memory, the WAL, and the task tables.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tableSizes, type TableSizes } from './db-peek.ts';
 import { scrapeMetrics } from './server-metrics.ts';
@@ -10,6 +10,8 @@ export interface Sample extends TableSizes {
   t: number;
   rssMb: number;
   wal: WalState;
+  /** The database file itself (the audit of moves is kept for good, so it grows with them). */
+  dbBytes: number;
   /** The server's event-loop lag since the previous sample (its /metrics), ms. */
   lagMaxMs?: number;
   lagP99Ms?: number;
@@ -51,6 +53,7 @@ export class Sampler {
         t: (Date.now() - this.startedAt) / 1000,
         rssMb: rssMb(this.pid),
         wal: walState(this.databasePath),
+        dbBytes: statSync(this.databasePath).size,
         ...tableSizes(this.databasePath),
         lagMaxMs: metrics.sum('reflow_nodejs_eventloop_lag_max_seconds') * 1000,
         lagP99Ms: metrics.sum('reflow_nodejs_eventloop_lag_p99_seconds') * 1000,

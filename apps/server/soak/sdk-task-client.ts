@@ -67,7 +67,8 @@ function countingFetch(stats: TrafficStats): typeof fetch {
       if (method === 'tasks/get') stats.count('tasks/get (official client)');
       return res;
     } catch (error) {
-      if ((error as Error).name !== 'AbortError') {
+      // The client aborts its own in-flight poll when it cancels or settles: not a failure of the server.
+      if (!init?.signal?.aborted) {
         stats.status('network error');
         stats.error(`official client ${method}`, 'network error', false, describe(error));
       }
