@@ -35,17 +35,20 @@ export function readBookings(databasePath: string): Map<string, BookingState> {
 
 export interface BookingFacts {
   moves: number;
+  /** reflow_unresolved rows: with reflow_moves, the audit that is kept for good (the database grows with it). */
+  unresolvedRows: number;
   needsRebooking: number;
   checks: CheckResult[];
 }
 
 export function checkBookings(databasePath: string, initial: Map<string, BookingState>, edits: BookingEdit[]): BookingFacts {
   const now = readBookings(databasePath);
-  const { moves, unresolved } = peek(databasePath, (db) => ({
+  const { moves, unresolved, unresolvedRows } = peek(databasePath, (db) => ({
     moves: db
       .prepare('SELECT booking_id AS bookingId, from_room AS fromRoom, to_room AS toRoom, from_start AS fromStart, to_start AS toStart FROM reflow_moves ORDER BY id')
       .all() as MoveRow[],
     unresolved: new Set(db.prepare("SELECT DISTINCT booking_id FROM reflow_unresolved WHERE code <> 'changed'").pluck().all() as string[]),
+    unresolvedRows: db.prepare('SELECT count(*) FROM reflow_unresolved').pluck().get() as number,
   }));
   const overlaps = findOverlaps([...now.values()]);
   const movesOf = group(moves, (m) => m.bookingId);
@@ -63,6 +66,7 @@ export function checkBookings(databasePath: string, initial: Map<string, Booking
   const needsRebooking = [...now.values()].filter((b) => b.status === 'needs_rebooking' && initial.get(b.id)?.status !== 'needs_rebooking').length;
   return {
     moves: moves.length,
+    unresolvedRows,
     needsRebooking,
     checks: [
       check('no overlapping confirmed bookings', overlaps.length === 0, `${now.size} bookings; ${overlaps.length} overlaps${overlaps.length ? `: ${overlaps.slice(0, 2).join('; ')}` : ''}`),

@@ -25,7 +25,7 @@ export function formatReport(d: ReportData): string {
   lines.push(`HTTP statuses: ${list(s.statuses)}`);
   lines.push(`Expected errors: ${list(s.expectedErrors) || 'none'}`);
   lines.push(`Unexpected errors: ${list(s.unexpectedErrors) || 'none'}`);
-  lines.push(`Tasks: ${d.tasksReceived} ids received by clients (${d.dedupeHits} dedupe hits); final: ${list(d.byStatus)}`);
+  lines.push(`Tasks: ${d.tasksReceived} ids received by clients (${d.dedupeHits} dedupe hits); rows at the end: ${list(d.byStatus)}`);
   lines.push(`Bookings: ${d.bookings}`);
   const lat = (kind: string, label = kind) => {
     const p50 = s.percentile(kind, 50);
@@ -40,7 +40,7 @@ export function formatReport(d: ReportData): string {
     return `${label} ${values[0]!.toFixed(digits)}→${Math.max(...values).toFixed(digits)}→${values.at(-1)!.toFixed(digits)}`;
   };
   lines.push(
-    `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('DB MB', (x) => x.dbBytes / MB, 1)},
+    `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('main heap MB', (x) => x.heapMb ?? 0)}, ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('DB MB', (x) => x.dbBytes / MB, 1)},
   ${span('tasks rows', (x) => x.tasks)}, ${span('tombstones', (x) => x.expired)}, ${span('queue', (x) => x.queued)}`,
   );
   lines.push(d.server);

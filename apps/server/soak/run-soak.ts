@@ -89,7 +89,7 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
       tasksReceived: ledger.entries.size,
       dedupeHits: ledger.dedupeHits,
       byStatus: tasks.byStatus,
-      bookings: `${bookings.moves} reflow moves; editor ${editor.edits.length} edits (${moved} moves, ${editor.edits.length - moved} cancels, ${editor.skipped} found nothing to do); ${bookings.needsRebooking} set needs_rebooking`,
+      bookings: `${bookings.moves} reflow moves, ${bookings.unresolvedRows} unresolved rows (audit, kept); editor ${editor.edits.length} edits (${moved} moves, ${editor.edits.length - moved} cancels, ${editor.skipped} found nothing to do); ${bookings.needsRebooking} set needs_rebooking`,
       samples: sampler.samples,
       server: serverLine(metrics, sampler.samples, server.pid === server.child.pid),
       rssSlopeMbPerMin: rss.slopeMbPerMin,

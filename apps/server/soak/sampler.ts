@@ -14,6 +14,8 @@ export interface Sample extends TableSizes {
   dbBytes: number;
   /** The server's event-loop lag since the previous sample (its /metrics), ms. */
   lagMaxMs?: number;
+  /** The server main thread's V8 heap in use (MB): flat while RSS grows points at worker threads or native memory. */
+  heapMb?: number;
   lagP99Ms?: number;
 }
 
@@ -57,6 +59,7 @@ export class Sampler {
         ...tableSizes(this.databasePath),
         lagMaxMs: metrics.sum('reflow_nodejs_eventloop_lag_max_seconds') * 1000,
         lagP99Ms: metrics.sum('reflow_nodejs_eventloop_lag_p99_seconds') * 1000,
+        heapMb: metrics.sum('reflow_nodejs_heap_size_used_bytes') / 1024 / 1024,
       };
       this.samples.push(sample);
       return sample;

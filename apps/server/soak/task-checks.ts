@@ -7,7 +7,7 @@ import type { TaskLedger } from './task-ledger.ts';
 import { TrafficStats } from './traffic-stats.ts';
 
 export interface TaskFacts {
-  /** Final status of every row in the tasks table (sync calls' tasks too), plus `expired (swept)` for tombstoned ledger ids. */
+  /** Status of every row left in the tasks table (synchronous calls' tasks too), plus the received ids swept to tombstones. */
   byStatus: Map<string, number>;
   checks: CheckResult[];
 }
@@ -35,7 +35,7 @@ export async function checkTasks(databasePath: string, mcpUrl: string, ledger: T
   });
 
   const byStatus = new Map<string, number>(allStatuses.map((s) => [s.status, s.n]));
-  byStatus.set('expired (swept)', tombstones.size);
+  byStatus.set('swept past their TTL (tombstones)', tombstones.size);
 
   const stuck = [...rows.values()].filter((r) => r.status === 'working' || r.status === 'input_required');
   const expiredUnfinished = [...ledger.entries.values()].filter((e) => e.expiredUnfinished).map((e) => e.id);
