@@ -37,7 +37,10 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
   const progress = o.onProgress ?? (() => {});
   const site = writeSoakSite(o.seed);
   const env = { SEED_FILE: site.seedFile, WORKERS: '2', LOG_LEVEL: 'info', TASK_TTL_MS: String(ttlMs), POLL_INTERVAL_MS: String(o.serverPollMs) };
-  const server = await startServerProcess(site.databasePath, env, true);
+  const server = await startServerProcess(site.databasePath, env, true).catch((error) => {
+    rmSync(site.dir, { recursive: true, force: true });
+    throw error;
+  });
   let editor: BookingEditor | undefined;
   let serverExit: string | undefined;
   try {

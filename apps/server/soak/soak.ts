@@ -14,7 +14,7 @@ const positive = (name: string, integer: boolean) => (value: string) => {
 const program = new Command('soak')
   .description('Mixed MCP traffic against a real server process for a while, then checks that nothing is stuck, lost or growing')
   .option('--minutes <n>', 'how long new traffic starts (fractions allowed)', positive('--minutes', false), DEFAULT_SOAK_OPTIONS.minutes)
-  .option('--clients <n>', 'concurrent traffic clients', positive('--clients', true), DEFAULT_SOAK_OPTIONS.clients)
+  .option('--clients <n>', 'concurrent traffic clients (at least one of each of the four kinds)', positive('--clients', true), DEFAULT_SOAK_OPTIONS.clients)
   .option('--seed <n>', 'seed of the site and of every client', positive('--seed', true), DEFAULT_SOAK_OPTIONS.seed)
   .option('--poll-ms <n>', 'poll at this interval instead of the pollIntervalMs the server hands out', positive('--poll-ms', true))
   .option('--ttl-ms <n>', 'task TTL of the server (default: a third of the run, 10–120 s)', positive('--ttl-ms', true))
