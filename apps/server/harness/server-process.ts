@@ -5,13 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const OUTPUT_KEPT_CHARS = 256 * 1024;
+const OUTPUT_TAIL_CHARS = 64 * 1024;
 
 export interface ServerProcess {
   child: ChildProcess;
   mcpUrl: string;
-  /** The server's own pid (with npm start, the child is npm). */
-  readonly pid: number;
   /** Resolves with the signal (or exit code) the process ended with. */
   exited: Promise<string>;
   /** True once the process has ended, by our hand or its own. */
@@ -20,7 +18,9 @@ export interface ServerProcess {
   kill(): Promise<string>;
   /** SIGTERM, then waits up to `timeoutMs` for a clean exit. */
   terminate(timeoutMs: number): Promise<string>;
-  /** stdout and stderr so far, for a failure message. */
+  /** The pid of the server itself (from its listening line): with `direct`, the child's own pid. */
+  readonly pid: number;
+  /** The last 64–128 KB of stdout and stderr, for a failure message. */
   output(): string;
 }
 
@@ -46,7 +46,13 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, WORKERS: '2', LOG_LEVEL: 'info', ...env },
   });
+  // Only a tail is kept: a long run at LOG_LEVEL=info writes two lines per request.
   let out = '';
+  let pid = 0;
+  const keep = (chunk: Buffer) => {
+    out += chunk.toString();
+    if (out.length > 2 * OUTPUT_TAIL_CHARS) out = out.slice(-OUTPUT_TAIL_CHARS);
+  };
   let dead = false;
   const exited = new Promise<string>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -54,17 +60,14 @@ export async function startServerProcess(databasePath: string, env: Record<strin
       resolve(signal ?? `exit ${code}`);
     }),
   );
-  let pid: number | undefined;
-  const keep = (chunk: Buffer) => {
-    // Bounded: a load run logs for minutes, and only the tail matters for a failure message.
-    out += chunk.toString();
-    if (out.length > 2 * OUTPUT_KEPT_CHARS) out = out.slice(-OUTPUT_KEPT_CHARS);
-  };
   const listening = new Promise<string>((resolve, reject) => {
+    let seen = '';
     const onData = (chunk: Buffer) => {
       keep(chunk);
-      if (pid !== undefined) return;
-      const match = /"pid":(\d+).*"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(out);
+      // Scan only until the listening line, and only what came since (not the whole output each time).
+      if (pid) return;
+      seen = (seen + chunk.toString()).slice(-OUTPUT_TAIL_CHARS);
+      const match = /"pid":(\d+).*"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(seen);
       if (match) {
         pid = Number(match[1]);
         resolve(match[2]!);
@@ -74,9 +77,14 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     child.stderr!.on('data', keep);
     void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
-  const deadline = sleep(30_000).then(() => {
-    throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
-  });
+  // Cancelled once the race is decided: a pending 30 s timer would keep the caller's process alive.
+  const startTimer = new AbortController();
+  const deadline = sleep(30_000, undefined, { signal: startTimer.signal }).then(
+    () => {
+      throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
+    },
+    () => new Promise<never>(() => {}),
+  );
   const group = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal);
@@ -84,18 +92,22 @@ export async function startServerProcess(databasePath: string, env: Record<strin
       // already gone
     }
   };
-  const mcpUrl = await Promise.race([listening, deadline]).catch(async (error) => {
-    group('SIGKILL');
-    await exited;
-    throw error;
-  });
+  const mcpUrl = await Promise.race([listening, deadline])
+    .catch(async (error) => {
+      group('SIGKILL');
+      await exited;
+      throw error;
+    })
+    .finally(() => startTimer.abort());
   return {
     child,
     mcpUrl,
-    pid: pid!,
     exited,
     get dead() {
       return dead;
+    },
+    get pid() {
+      return pid;
     },
     kill: async () => {
       group('SIGKILL');
@@ -104,8 +116,10 @@ export async function startServerProcess(databasePath: string, env: Record<strin
     terminate: async (timeoutMs) => {
       // SIGTERM to the server process itself (its pid is in every log line); npm, if it started it,
       // then exits with the server's own exit code.
-      process.kill(pid!, 'SIGTERM');
-      const how = await Promise.race([exited, sleep(timeoutMs).then(() => 'timeout')]);
+      process.kill(pid, 'SIGTERM');
+      const timer = new AbortController();
+      const how = await Promise.race([exited, sleep(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled')]);
+      timer.abort();
       if (how === 'timeout') {
         group('SIGKILL');
         await exited;

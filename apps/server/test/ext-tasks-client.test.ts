@@ -1,12 +1,12 @@
 // End to end with the OFFICIAL Tasks client (@modelcontextprotocol/ext-tasks 0.2.x) over the real
 // SDK Client + StreamableHTTPClientTransport, era pinned to 2026-07-28. The session wiring
 // (rawDispatch + v2RequestFraming, which the package requires for a 2026-07-28 Tasks server)
-// lives in ./ext-tasks-session.ts.
+// lives in ../harness/ext-tasks-session.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startTestServer } from './helper.ts';
-import { connectExtTasksSession } from './ext-tasks-session.ts';
+import { connectExtTasksSession } from '../harness/ext-tasks-session.ts';
 
 /** Outcome as text, with the error's cause chain (a client-side decode failure hides there). */
 function describe(outcome: unknown): string {
