@@ -10,11 +10,30 @@ export function nextLocalMidnight(date: string, zone: string): number {
   return DateTime.fromISO(date, { zone }).plus({ days: 1 }).startOf('day').toMillis();
 }
 
+/** Enough for years of days × dozens of distinct opening hours; a few MB at most. */
+const WALL_CLOCK_CACHE_SIZE = 50_000;
+const wallClockCache = new Map<string, number>();
+
 /** Instant of "HH:MM" on a local date; "24:00" is the next midnight. */
 export function atLocalTime(date: string, hhmm: string, zone: string): number {
+  // A snapshot asks for rooms × days of these, mostly the same few opening hours on the same days,
+  // and luxon's zone arithmetic dominates its cost: remember luxon's own answers, so every DST rule
+  // stays luxon's. The instant for a given zone, date and time never changes.
+  const key = `${zone}|${date}|${hhmm}`;
+  const known = wallClockCache.get(key);
+  if (known !== undefined) return known;
   const day = DateTime.fromISO(date, { zone }).startOf('day');
   const [h, m] = hhmm.split(':').map(Number);
-  return (h === 24 ? day.plus({ days: 1 }) : day.set({ hour: h, minute: m })).toMillis();
+  const instant = (h === 24 ? day.plus({ days: 1 }) : day.set({ hour: h, minute: m })).toMillis();
+  // Bounded: a long-running server sees new dates forever; forget the oldest answers first.
+  if (wallClockCache.size >= WALL_CLOCK_CACHE_SIZE) wallClockCache.delete(wallClockCache.keys().next().value!);
+  wallClockCache.set(key, instant);
+  return instant;
+}
+
+/** Forgets every remembered conversion (for tests and the benchmark's cold baseline). */
+export function clearLocalTimeCache(): void {
+  wallClockCache.clear();
 }
 
 /** Local dates (YYYY-MM-DD) from `from` to `to` inclusive. */
