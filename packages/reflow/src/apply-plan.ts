@@ -1,5 +1,6 @@
 import type { BookingRow, Queries } from '@reflow/db';
 import type { Move, Plan, Unresolved as SolverUnresolved } from '@reflow/solver';
+import { confirmedAround } from './slot-conflicts.ts';
 import type { Snapshot } from './snapshot.ts';
 
 /** The solver's reasons, plus `changed`: the booking was edited while the plan was being made. */
@@ -46,11 +47,13 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, '
 
   // A target slot may only overlap bookings that are themselves moving away. A move dropped here
   // keeps its booking where it is, which may block another move in turn: repeat until none drops.
+  // Nothing is written until the loop ends, so the bookings it checks against are read once.
+  const firstConflict = confirmedAround(moving.map(({ move, end }) => ({ roomId: move.toRoom, start: move.toStart, end })), queries);
   for (let dropped = true; dropped; ) {
     dropped = false;
-    const movingIds = moving.map((m) => m.move.bookingId);
+    const movingIds = new Set(moving.map((m) => m.move.bookingId));
     moving = moving.filter(({ move, end }) => {
-      const conflict = queries.bookings.firstConflict(move.toRoom, move.toStart, end, movingIds);
+      const conflict = firstConflict({ roomId: move.toRoom, start: move.toStart, end }, movingIds);
       if (!conflict) return true;
       dropped = true;
       unresolved.push({

@@ -5,9 +5,28 @@ import { bookings, type BookingStatus } from '../schema/index.ts';
 export type BookingRow = typeof bookings.$inferSelect;
 
 export function bookingQueries(db: Db) {
+  // The per-booking statements an apply runs hundreds of times in one transaction: built and
+  // prepared once per connection, not on every call.
+  const getById = db.select().from(bookings).where(eq(bookings.id, sql.placeholder('id'))).prepare();
+  const moveIfVersion = db
+    .update(bookings)
+    .set({
+      roomId: sql`${sql.placeholder('roomId')}`,
+      startAt: sql`${sql.placeholder('startAt')}`,
+      endAt: sql`${sql.placeholder('endAt')}`,
+      version: sql`${bookings.version} + 1`,
+    })
+    .where(and(eq(bookings.id, sql.placeholder('id')), eq(bookings.version, sql.placeholder('expectedVersion')), eq(bookings.status, 'confirmed')))
+    .prepare();
+  const setStatusIfVersion = db
+    .update(bookings)
+    .set({ status: sql`${sql.placeholder('status')}`, version: sql`${bookings.version} + 1` })
+    .where(and(eq(bookings.id, sql.placeholder('id')), eq(bookings.version, sql.placeholder('expectedVersion'))))
+    .prepare();
+
   return {
-    /** Bookings whose [start, end) overlaps [from, to), optionally in one room and with given statuses. */
-    overlapping(range: { from: number; to: number; roomId?: string; statuses?: BookingStatus[] }): BookingRow[] {
+    /** Bookings whose [start, end) overlaps [from, to), optionally in some rooms and with given statuses. */
+    overlapping(range: { from: number; to: number; roomId?: string; roomIds?: string[]; statuses?: BookingStatus[] }): BookingRow[] {
       return db
         .select()
         .from(bookings)
@@ -16,6 +35,7 @@ export function bookingQueries(db: Db) {
             lt(bookings.startAt, range.to),
             gt(bookings.endAt, range.from),
             range.roomId ? eq(bookings.roomId, range.roomId) : undefined,
+            range.roomIds ? inArray(bookings.roomId, range.roomIds) : undefined,
             range.statuses ? inArray(bookings.status, range.statuses) : undefined,
           ),
         )
@@ -24,7 +44,7 @@ export function bookingQueries(db: Db) {
     },
 
     get(id: string): BookingRow | undefined {
-      return db.select().from(bookings).where(eq(bookings.id, id)).get();
+      return getById.get({ id });
     },
 
     /** A confirmed booking in `roomId` overlapping [start, end), other than the ones excluded. */
@@ -46,23 +66,11 @@ export function bookingQueries(db: Db) {
 
     /** Moves a booking if it is still the version the plan was made from. */
     move(id: string, expectedVersion: number, to: { roomId: string; startAt: number; endAt: number }): boolean {
-      return (
-        db
-          .update(bookings)
-          .set({ ...to, version: sql`${bookings.version} + 1` })
-          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion), eq(bookings.status, 'confirmed')))
-          .run().changes === 1
-      );
+      return moveIfVersion.run({ id, expectedVersion, ...to }).changes === 1;
     },
 
     setStatus(id: string, expectedVersion: number, status: BookingStatus): boolean {
-      return (
-        db
-          .update(bookings)
-          .set({ status, version: sql`${bookings.version} + 1` })
-          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion)))
-          .run().changes === 1
-      );
+      return setStatusIfVersion.run({ id, expectedVersion, status }).changes === 1;
     },
   };
 }

@@ -1,0 +1,103 @@
+// applyPlan on a real SQLite file, with a hand-made plan whose moves depend on each other: A moves
+// into B's slot because B moves away. The in-transaction re-check must let that chain through, drop
+// both when B's own target was taken meanwhile, and write nothing when the same plan is applied again.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { inTransaction, migrateDatabase, openDatabase, queriesFor, type Connection } from '@reflow/db';
+import { DEMO_SITE_PATH } from '@reflow/seed';
+import type { Move, Plan } from '@reflow/solver';
+import { applyPlan } from '../src/apply-plan.ts';
+import { importSite } from '../src/import-site.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'reflow-chain-'));
+const open: Connection[] = [];
+after(() => {
+  for (const c of open) c.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Row { id: string; room_id: string; start_at: number; end_at: number; version: number; status: string }
+
+/** A fresh demo site, and three confirmed bookings of one length in three rooms: A, B and C. */
+function setUp(name: string) {
+  const connection = openDatabase(join(dir, `${name}.db`));
+  open.push(connection);
+  migrateDatabase(connection);
+  const queries = queriesFor(connection);
+  importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queries);
+  const ids = connection.sqlite
+    .prepare(
+      `SELECT a.id AS a, b.id AS b, c.id AS c FROM bookings a
+       JOIN bookings b ON b.end_at - b.start_at = a.end_at - a.start_at AND b.room_id <> a.room_id
+       JOIN bookings c ON c.end_at - c.start_at = a.end_at - a.start_at AND c.room_id NOT IN (a.room_id, b.room_id)
+       WHERE a.status = 'confirmed' AND b.status = 'confirmed' AND c.status = 'confirmed' ORDER BY a.id, b.id, c.id LIMIT 1`,
+    )
+    .get() as { a: string; b: string; c: string };
+  const row = (id: string) => connection.sqlite.prepare('SELECT * FROM bookings WHERE id = ?').get(id) as Row;
+  return { connection, queries, row, A: row(ids.a), B: row(ids.b), C: row(ids.c) };
+}
+
+const move = (from: Row, to: { room: string; start: number }): Move => ({
+  bookingId: from.id,
+  fromRoom: from.room_id,
+  toRoom: to.room,
+  fromStart: from.start_at,
+  toStart: to.start,
+  shiftMinutes: (to.start - from.start_at) / 60_000,
+});
+
+/** B moves into C's slot (C cancelled first, so it is free) and A into B's: A depends on B leaving. */
+function chainPlan(A: Row, B: Row, C: Row): Plan {
+  const moves = [move(A, { room: B.room_id, start: B.start_at }), move(B, { room: C.room_id, start: C.start_at })];
+  return {
+    affected: 2, moves, unresolved: [], movedBound: 2, seriesSplit: 0, components: 1,
+    optimal: { moved: true, shift: true, series: true },
+    totalShiftMinutes: moves.reduce((s, m) => s + Math.abs(m.shiftMinutes), 0),
+    engines: { javascriptLpSolver: 0, highs: 0 },
+  };
+}
+
+const cancel = (c: Connection, id: string) => c.sqlite.prepare("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?").run(id);
+
+test('a chain of moves applies: A takes the slot B leaves', () => {
+  const { connection, queries, row, A, B, C } = setUp('chain');
+  cancel(connection, C.id);
+  const plan = chainPlan(A, B, C);
+  const versions = { [A.id]: A.version, [B.id]: B.version };
+  const applied = inTransaction(connection, () => applyPlan('t1', plan, { versions }, queries, 1));
+  assert.deepEqual(applied.unresolved, []);
+  assert.equal(applied.moves.length, 2);
+  assert.deepEqual([row(A.id).room_id, row(A.id).start_at], [B.room_id, B.start_at]);
+  assert.deepEqual([row(B.id).room_id, row(B.id).start_at], [C.room_id, C.start_at]);
+
+  // The same plan again (a retried commit): every booking changed since, so nothing is written.
+  const again = inTransaction(connection, () => applyPlan('t2', plan, { versions }, queries, 2));
+  assert.deepEqual(again.moves, []);
+  assert.deepEqual(again.unresolved.map((u) => u.code), ['changed', 'changed']);
+  assert.deepEqual([row(A.id).room_id, row(A.id).version], [B.room_id, A.version + 1]);
+  assert.equal(connection.sqlite.prepare("SELECT count(*) FROM reflow_moves WHERE task_id = 't2'").pluck().get(), 0);
+});
+
+test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still holds', () => {
+  const { connection, queries, row, A, B, C } = setUp('blocked');
+  cancel(connection, C.id);
+  connection.sqlite
+    .prepare(
+      `INSERT INTO bookings (id, room_id, start_at, end_at, title, customer, attendees, required_features, flex_minutes, status, version)
+       VALUES ('bk-walk-in', ?, ?, ?, 'Walk-in', 'cust-walk', 1, '[]', 0, 'confirmed', 1)`,
+    )
+    .run(C.room_id, C.start_at, C.end_at);
+  const applied = inTransaction(connection, () => applyPlan('t1', chainPlan(A, B, C), { versions: { [A.id]: A.version, [B.id]: B.version } }, queries, 1));
+  assert.deepEqual(applied.moves, []);
+  const byId = new Map(applied.unresolved.map((u) => [u.bookingId, u]));
+  assert.equal(byId.get(B.id)?.code, 'rooms_busy');
+  assert.match(byId.get(B.id)!.reason, /taken by bk-walk-in/);
+  assert.equal(byId.get(A.id)?.code, 'rooms_busy');
+  assert.match(byId.get(A.id)!.reason, new RegExp(`taken by ${B.id}`));
+  // Neither was moved; both still have to leave their offline rooms, so both need rebooking.
+  for (const r of [A, B]) assert.deepEqual([row(r.id).room_id, row(r.id).start_at, row(r.id).status], [r.room_id, r.start_at, 'needs_rebooking']);
+  assert.equal(row('bk-walk-in').status, 'confirmed');
+});
