@@ -1,0 +1,114 @@
+// npm run bench:reflow [-- --size medium --seed 1 --reps 20]
+// The two parts of a reflow that run on the server's main thread, timed on a generated site in a
+// real SQLite file: reading the snapshot (opening hours as instants + the bookings around the
+// window) and applying a real plan inside its write transaction. The plan is solved once; each apply
+// repetition runs on a fresh copy of the database file, so every one writes the same plan.
+// In-run baseline for the snapshot: the first read with the wall-clock cache emptied (every
+// conversion through luxon, as before the cache) next to reads with it warm.
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { inTransaction, migrateDatabase, openDatabase, queriesFor } from '@reflow/db';
+import { generateScenario, renderSiteJson, SCENARIO_SIZES, type ScenarioSize } from '@reflow/seed';
+import { loadHighsEngine, solve } from '@reflow/solver';
+import { applyPlan } from '../src/apply-plan.ts';
+import { importSite } from '../src/import-site.ts';
+import { clearLocalTimeCache } from '../src/local-time.ts';
+import { localisePlan } from '../src/localise-reasons.ts';
+import type { ReflowInput } from '../src/reflow-args.ts';
+import { readSnapshot } from '../src/snapshot.ts';
+
+const program = new Command()
+  .option('--size <name>', `scenario size, from ${Object.keys(SCENARIO_SIZES).join(', ')}`, 'medium')
+  .option('--seed <n>', 'scenario seed', '1')
+  .option('--reps <n>', 'repetitions of each timed call', '20')
+  .parse();
+const opts = program.opts<{ size: string; seed: string; reps: string }>();
+if (!(opts.size in SCENARIO_SIZES) || !/^\d+$/.test(opts.seed) || !/^[1-9]\d*$/.test(opts.reps)) {
+  console.error(`--size must be one of ${Object.keys(SCENARIO_SIZES).join(', ')}; --seed and --reps whole numbers (reps ≥ 1)`);
+  process.exit(2);
+}
+const reps = Number(opts.reps);
+const scenario = generateScenario({ seed: Number(opts.seed), ...SCENARIO_SIZES[opts.size as ScenarioSize] });
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-reflow-'));
+try {
+  const basePath = join(dir, 'base.db');
+  const base = openDatabase(basePath);
+  migrateDatabase(base);
+  const baseQueries = queriesFor(base);
+  importSite(JSON.parse(renderSiteJson(scenario.site)), baseQueries);
+  const input: ReflowInput = { month: scenario.month, offlineRooms: scenario.offline_rooms, from: scenario.from, to: scenario.to, dryRun: false };
+
+  // readSnapshot: cold (cache emptied before each call) vs warm.
+  const time = (fn: () => void) => {
+    const t0 = performance.now();
+    fn();
+    return performance.now() - t0;
+  };
+  readSnapshot(input, baseQueries); // warm the JIT and the statement cache once
+  let coldMs = 0;
+  let warmMs = 0;
+  for (let i = 0; i < reps; i++) {
+    clearLocalTimeCache?.();
+    coldMs += time(() => readSnapshot(input, baseQueries));
+    warmMs += time(() => readSnapshot(input, baseQueries));
+  }
+  const snapshot = readSnapshot(input, baseQueries);
+
+  await loadHighsEngine();
+  const solveStart = performance.now();
+  const plan = localisePlan(solve(snapshot.problem), snapshot.timezone);
+  const solveMs = performance.now() - solveStart;
+  base.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  base.close();
+
+  // applyPlan: each repetition on a fresh copy of the database, inside one write transaction.
+  let applyMs = 0;
+  let commitMs = 0;
+  let moved = 0;
+  let unresolved = 0;
+  for (let i = 0; i <= reps; i++) {
+    const path = join(dir, `apply-${i}.db`);
+    copyFileSync(basePath, path);
+    const connection = openDatabase(path);
+    const queries = queriesFor(connection);
+    let inside = 0;
+    const total = time(() =>
+      inTransaction(connection, () => {
+        inside = time(() => {
+          const applied = applyPlan('bench-task', plan, snapshot, queries, Date.now());
+          moved = applied.moves.length;
+          unresolved = applied.unresolved.length;
+        });
+      }),
+    );
+    const overlaps = connection.sqlite
+      .prepare(
+        `SELECT count(*) AS n FROM bookings a JOIN bookings b ON a.room_id = b.room_id AND a.id < b.id
+         AND a.start_at < b.end_at AND b.start_at < a.end_at WHERE a.status = 'confirmed' AND b.status = 'confirmed'`,
+      )
+      .get() as { n: number };
+    connection.close();
+    rmSync(path, { force: true });
+    rmSync(`${path}-wal`, { force: true });
+    rmSync(`${path}-shm`, { force: true });
+    if (overlaps.n !== 0) throw new Error(`apply left ${overlaps.n} overlapping confirmed bookings`);
+    if (i === 0) continue; // first apply warms the JIT
+    applyMs += inside;
+    commitMs += total;
+  }
+
+  const f = (ms: number) => (ms / reps).toFixed(2);
+  console.log(`site: ${opts.size} seed ${opts.seed}, ${scenario.site.rooms.length} rooms, ${scenario.offline_rooms.length} offline, ${input.from}..${input.to} (${scenario.site.site.timezone})`);
+  console.log(`snapshot: ${snapshot.problem.bookings.length} bookings, ${snapshot.problem.rooms.length} rooms × ${snapshot.problem.rooms[0]?.open.length ?? 0} days of opening hours`);
+  console.log(`plan: ${moved} moves, ${unresolved} unresolved (solved once on this thread in ${solveMs.toFixed(0)} ms)`);
+  console.log(`${reps} repetitions, ms per call:`);
+  console.log(`  readSnapshot, wall-clock cache cold (every conversion through luxon): ${f(coldMs)}`);
+  console.log(`  readSnapshot, wall-clock cache warm:                                  ${f(warmMs)}`);
+  console.log(`  applyPlan inside the transaction:                                     ${f(applyMs)}`);
+  console.log(`  applyPlan + BEGIN IMMEDIATE/COMMIT (synchronous=FULL):                ${f(commitMs)}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
