@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from './schema/index.ts';
 
-export type Db = BetterSQLite3Database<typeof schema>;
+/** The drizzle database, with the better-sqlite3 handle under it for the few statements drizzle would slow down. */
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 export type SynchronousMode = 'FULL' | 'NORMAL' | 'OFF';
 
 export interface Connection {

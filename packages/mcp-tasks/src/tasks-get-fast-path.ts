@@ -30,11 +30,7 @@ type Answer = { jsonrpc: '2.0'; id: string | number; result: ReturnType<typeof g
  * an unknown or expired task, an error of any kind — returns undefined and goes through the SDK,
  * which owns every error answer.
  */
-export async function answerTasksGet(
-  request: TasksGetRequest,
-  lookup: (taskId: string) => TaskView | undefined | Promise<TaskView | undefined>,
-  serverInfo: ServerInfo,
-): Promise<Answer | undefined> {
+export function answerTasksGet(request: TasksGetRequest, lookup: (taskId: string) => TaskView | undefined, serverInfo: ServerInfo): Answer | undefined {
   const { body, headers } = request;
   if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
@@ -46,7 +42,8 @@ export async function answerTasksGet(
   // The Mcp-Name header must name this task verbatim (an encoded or mismatched one is the SDK's to judge).
   if (headers.name?.trim() !== taskId) return undefined;
   if (!isPlainObject(meta) || !declaresTasks(meta) || !envelopeServed(body, headers, meta)) return undefined;
-  const task = await lookup(taskId);
+  // Synchronous on purpose: the poll is the hottest path, and a store that must wait goes the SDK's way.
+  const task = lookup(taskId);
   return task ? { jsonrpc: '2.0', id, result: { ...getTaskResult(task), _meta: { [SERVER_INFO_META_KEY]: serverInfo } } } : undefined;
 }
 
