@@ -49,7 +49,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         const answer = answerTasksGet({ body: parsedBody, headers: mcpHeaders(request) }, (taskId) => store.get(taskId, caller.id), serverInfo);
         if (answer) {
           services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
-          return reply.type('application/json').send(JSON.stringify(answer));
+          return reply.type('application/json').send(answer);
         }
       }
       services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
