@@ -21,20 +21,15 @@ export interface ServerInfo {
 
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
-type Answer = { jsonrpc: '2.0'; id: string | number; result: ReturnType<typeof getTaskResult> & { _meta: Record<string, ServerInfo> } };
 
 /**
  * The poll, answered without building a per-request server: a well-formed 2026-07-28 tasks/get
  * for a task the caller can see gets the very answer the extension's own tasks/get handler gives
  * (the same getTaskResult over the same store). Everything else — any doubt about the request,
  * an unknown or expired task, an error of any kind — returns undefined and goes through the SDK,
- * which owns every error answer.
+ * which owns every error answer. Returns the JSON-RPC response as text.
  */
-export async function answerTasksGet(
-  request: TasksGetRequest,
-  lookup: (taskId: string) => TaskView | undefined | Promise<TaskView | undefined>,
-  serverInfo: ServerInfo,
-): Promise<Answer | undefined> {
+export function answerTasksGet(request: TasksGetRequest, lookup: (taskId: string) => TaskView | undefined, serverInfo: ServerInfo): string | undefined {
   const { body, headers } = request;
   if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
@@ -46,8 +41,25 @@ export async function answerTasksGet(
   // The Mcp-Name header must name this task verbatim (an encoded or mismatched one is the SDK's to judge).
   if (headers.name?.trim() !== taskId) return undefined;
   if (!isPlainObject(meta) || !declaresTasks(meta) || !envelopeServed(body, headers, meta)) return undefined;
-  const task = await lookup(taskId);
-  return task ? { jsonrpc: '2.0', id, result: { ...getTaskResult(task), _meta: { [SERVER_INFO_META_KEY]: serverInfo } } } : undefined;
+  // Synchronous on purpose: the poll is the hottest path, and a store that must wait goes the SDK's way.
+  const task = lookup(taskId);
+  if (!task) return undefined;
+  const { result, ...answer } = getTaskResult(task);
+  const head = JSON.stringify({ jsonrpc: '2.0', id, result: { ...answer, _meta: { [SERVER_INFO_META_KEY]: serverInfo } } });
+  // A completed task's result (tens of kilobytes) is serialised once, not on every poll: head is `{…{…}}`.
+  return result === undefined ? head : `${head.slice(0, -2)},"result":${resultJson(task.result!, result)}}}`;
+}
+
+/** The inlined result's JSON, per parsed result object (the task store hands out one shared, frozen object per completed task). */
+const resultTexts = new WeakMap<object, string>();
+
+function resultJson(stored: Record<string, unknown>, inlined: Record<string, unknown>): string {
+  let text = resultTexts.get(stored);
+  if (text === undefined) {
+    text = JSON.stringify(inlined);
+    resultTexts.set(stored, text);
+  }
+  return text;
 }
 
 /**

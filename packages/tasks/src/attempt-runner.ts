@@ -1,6 +1,7 @@
 import { inTransaction, StaleAttemptError, type Connection, type Queries, type TaskRow } from '@reflow/db';
 import type { Logger } from './logger.ts';
 import { resumedInput } from './input-gate.ts';
+import { ProgressThrottle } from './progress-throttle.ts';
 import { PermanentTaskError, type TaskHandler, type TaskOutcome } from './types.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
@@ -14,7 +15,12 @@ export interface AttemptDeps {
   logger: Logger;
   now: () => number;
   onProgress: (taskId: string, message: string) => void;
+  /** Least time between two progress writes of an attempt (default PROGRESS_INTERVAL_MS). */
+  progressIntervalMs?: number;
 }
+
+/** A person reads progress a few times a second at most; each write is a synced transaction. */
+export const PROGRESS_INTERVAL_MS = 250;
 
 export type AttemptEnd = 'finished' | 'released' | 'lost' | 'parked';
 
@@ -38,6 +44,9 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
     if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new AttemptInterrupted('lease lost'));
   }, deps.heartbeatMs);
   heartbeat.unref();
+  const progress = new ProgressThrottle((message, data) => {
+    if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
+  }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   log.info('task attempt started');
   try {
     const resumed = resumedInput(row, queries);
@@ -48,9 +57,7 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
       signal: abort.signal,
       pool: deps.pool,
       ...(resumed ? { resumed } : {}),
-      progress: (message, data) => {
-        if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
-      },
+      progress: (message, data) => progress.report(message, data),
     });
     const now = deps.now();
     if (outcome.status === 'input_required') {
@@ -106,5 +113,6 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
     }
   } finally {
     clearInterval(heartbeat);
+    progress.stop();
   }
 }

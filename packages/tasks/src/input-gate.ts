@@ -12,7 +12,7 @@ export function resumedInput(row: TaskRow, queries: Queries): ResumedInput | und
 }
 
 /** The requests a task in input_required still waits on, by wire key (empty when it waits on none). */
-export function pendingRequests(row: TaskRow, queries: Queries): Record<string, unknown> {
+export function pendingRequests(row: Pick<TaskRow, 'id' | 'status'>, queries: Queries): Record<string, unknown> {
   if (row.status !== 'input_required') return {};
   const parked = queries.inputs.get(row.id);
   return Object.fromEntries(Object.entries(parked?.pending ?? {}).map(([key, p]) => [key, p.request]));

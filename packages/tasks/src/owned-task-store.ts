@@ -1,4 +1,4 @@
-import type { TaskRow } from '@reflow/db';
+import type { TaskPollRow } from '@reflow/db';
 import { pendingRequests } from './input-gate.ts';
 import type { TaskEngine } from './task-engine.ts';
 import { toTaskView } from './task-view.ts';
@@ -14,7 +14,7 @@ export class OwnedTaskStore {
   ) {}
 
   get(taskId: string, owner: string): (ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> }) | undefined {
-    const row = this.engine.get(taskId);
+    const row = this.engine.peek(taskId);
     if (!row || !this.#visibleTo(row, owner)) return undefined;
     const view = toTaskView(row, this.engine.pollIntervalFor(row));
     // A task waiting for input shows what it waits on (SEP-2663 inputRequests, by wire key).
@@ -41,7 +41,7 @@ export class OwnedTaskStore {
     return true;
   }
 
-  #visibleTo(row: TaskRow, principal: string): boolean {
+  #visibleTo(row: TaskPollRow, principal: string): boolean {
     return row.owner === principal || this.options.seesAll === true;
   }
 }

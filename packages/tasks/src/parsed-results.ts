@@ -1,4 +1,4 @@
-import type { TaskRow } from '@reflow/db';
+import type { TaskPollRow } from '@reflow/db';
 
 /** Bytes of result text whose parsed objects are kept; beyond it the least recently read go first. */
 export const PARSED_RESULTS_BUDGET_CHARS = 32 * 1024 * 1024;
@@ -14,7 +14,7 @@ class ParsedResults {
 
   constructor(private readonly budgetChars: number) {}
 
-  of(row: TaskRow & { result: string }): Record<string, unknown> {
+  of(row: TaskPollRow & { result: string }): Record<string, unknown> {
     const hit = this.#byTask.get(row.id);
     if (hit && hit.text === row.result) {
       // Most recently read last: Map keeps insertion order, so the first entry is the one to drop.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import type { AnswerOutcome, Connection, Queries, TaskRow } from '@reflow/db';
+import type { AnswerOutcome, Connection, Queries, TaskPollRow, TaskRow } from '@reflow/db';
 import { queriesFor } from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
@@ -128,6 +128,12 @@ export class TaskEngine {
     return row && row.expiresAt > this.#o.now() ? row : undefined;
   }
 
+  /** What a poll shows of the task (no input), or undefined when unknown or past its TTL. */
+  peek(taskId: string): TaskPollRow | undefined {
+    const row = this.queries.tasks.poll(taskId);
+    return row && row.expiresAt > this.#o.now() ? row : undefined;
+  }
+
   /** Whether `owner` had a task `taskId` that has passed its TTL (swept or not); false for anyone else. */
   expired(taskId: string, owner: string): boolean {
     return this.queries.tasks.expiredOwner(taskId, this.#o.now()) === owner;
@@ -163,7 +169,7 @@ export class TaskEngine {
    * The poll interval for this task now: from its place in the queue, or how long its attempt has
    * run, against how long attempts of its kind take. A finished task keeps the one it was last given.
    */
-  pollIntervalFor(row: TaskRow): number {
+  pollIntervalFor(row: TaskPollRow): number {
     if (isTerminal(row.status)) return row.pollIntervalMs;
     if (row.status === 'input_required') return this.#o.basePollIntervalMs;
     const now = this.#o.now();

@@ -1,4 +1,4 @@
-import type { TaskRow } from '@reflow/db';
+import type { TaskPollRow } from '@reflow/db';
 import { parsedResults } from './parsed-results.ts';
 
 /**
@@ -6,7 +6,7 @@ import { parsedResults } from './parsed-results.ts';
  * TaskView of packages/mcp-tasks, which this package does not import (tasks knows nothing of MCP).
  * `pollIntervalMs`: the interval to hand out now (TaskEngine.pollIntervalFor); by default the stored one.
  */
-export function toTaskView(row: TaskRow, pollIntervalMs = row.pollIntervalMs) {
+export function toTaskView(row: TaskPollRow, pollIntervalMs = row.pollIntervalMs) {
   return {
     taskId: row.id,
     status: row.status,
@@ -15,7 +15,7 @@ export function toTaskView(row: TaskRow, pollIntervalMs = row.pollIntervalMs) {
     lastUpdatedAt: new Date(row.lastUpdatedAt).toISOString(),
     ttlMs: row.ttlMs,
     pollIntervalMs,
-    ...(row.status === 'completed' && row.result ? { result: parsedResults.of(row as TaskRow & { result: string }) } : {}),
+    ...(row.status === 'completed' && row.result ? { result: parsedResults.of(row as TaskPollRow & { result: string }) } : {}),
     ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
   };
 }

@@ -46,10 +46,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
       if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
         const { caller, store } = callerTasks(services, authInfo);
-        const answer = await answerTasksGet({ body: parsedBody, headers: mcpHeaders(request) }, (taskId) => store.get(taskId, caller.id), serverInfo);
+        const answer = answerTasksGet({ body: parsedBody, headers: mcpHeaders(request) }, (taskId) => store.get(taskId, caller.id), serverInfo);
         if (answer) {
           services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
-          return reply.type('application/json').send(JSON.stringify(answer));
+          return reply.type('application/json').send(answer);
         }
       }
       services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });

@@ -1,13 +1,15 @@
 // Every query on tasks, as one object: records, the claim queue, and state changes.
 import type { Db } from '../connection.ts';
 import { taskClaimQueries } from './task-claim-queries.ts';
+import { taskPollQueries } from './task-poll-queries.ts';
 import { taskRecordQueries } from './task-record-queries.ts';
 import { taskStateQueries } from './task-state-queries.ts';
 
 export * from './task-rows.ts';
+export type { TaskPollRow } from './task-poll-queries.ts';
 
 export function taskQueries(db: Db) {
-  return { ...taskRecordQueries(db), ...taskClaimQueries(db), ...taskStateQueries(db) };
+  return { ...taskRecordQueries(db), ...taskPollQueries(db), ...taskClaimQueries(db), ...taskStateQueries(db) };
 }
 
 export type TaskQueries = ReturnType<typeof taskQueries>;
