@@ -61,6 +61,10 @@ test('hot task and booking queries use indexes', () => {
     q.bookings.overlapping({ from: now, to: now + 7_200_000, roomId: 'studio-a', statuses: ['confirmed'] });
     q.bookings.firstConflict('studio-a', now, now + 1_800_000, ['bk-2']);
     q.bookings.move('bk-1', 1, { roomId: 'studio-a', startAt: now + 900_000, endAt: now + 4_500_000 });
+    // What an apply runs: the target rooms' confirmed bookings once, then per booking.
+    q.bookings.overlapping({ from: now, to: now + 7_200_000, roomIds: ['studio-a', 'studio-b'], statuses: ['confirmed'] });
+    q.bookings.get('bk-1');
+    q.bookings.setStatus('bk-1', 2, 'needs_rebooking');
 
     const planned = statements.filter((sql) => /^\s*(SELECT|UPDATE|DELETE|INSERT|WITH)\b/i.test(sql));
     assert.ok(planned.length >= 15, `captured ${planned.length} statements`);
