@@ -57,18 +57,14 @@ export async function measurePolling(scenario: Scenario, options: { connections:
   }
 }
 
-/** Every poller asks about a different task, as a hundred waiting clients do. */
+/** A hundred waiting tasks, each poller asking about one after another of them. */
 function pollWorking(mcpUrl: string, taskIds: string[], options: { connections: number; seconds: number }): Promise<LoadFigures> {
-  let turn = 0;
   return runLoad({
     url: mcpUrl,
     connections: options.connections,
     durationSeconds: options.seconds,
     method: 'POST',
-    build: () => {
-      const taskId = taskIds[turn++ % taskIds.length]!;
-      return { headers: mcpHeaders('tasks/get', taskId), body: mcpBody('tasks/get', { taskId }) };
-    },
+    cycle: taskIds.map((taskId) => ({ headers: mcpHeaders('tasks/get', taskId), body: mcpBody('tasks/get', { taskId }) })),
     accept: (b) => b.includes('"status":"working"'),
   });
 }

@@ -20,14 +20,18 @@ export interface PollingRateFigures {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
-/** A month-long outage of two rooms at a time: solves long enough that the queue matters. */
+/**
+ * The scenario's own outage less one room (a different one each time, then one day shorter):
+ * distinct requests, each a solve of seconds, so the queue is what the clients wait on.
+ */
 function burst(scenario: Scenario, clients: number): ReflowArgs[] {
-  const rooms = scenario.site.rooms.map((r) => r.id);
+  const rooms = scenario.offline_rooms;
+  const lastDay = Number(scenario.to.slice(8));
   return Array.from({ length: clients }, (_, i) => ({
     month: scenario.month,
-    offline_rooms: [rooms[i % rooms.length]!, rooms[(i + 1 + Math.floor(i / rooms.length)) % rooms.length]!],
-    from: `${scenario.month}-01`,
-    to: `${scenario.month}-28`,
+    offline_rooms: rooms.filter((_, r) => r !== i % rooms.length),
+    from: scenario.from,
+    to: `${scenario.month}-${String(lastDay - Math.floor(i / rooms.length)).padStart(2, '0')}`,
     dry_run: true,
   }));
 }
@@ -35,8 +39,9 @@ function burst(scenario: Scenario, clients: number): ReflowArgs[] {
 export async function measurePollingRate(scenario: Scenario, mode: PollingRateFigures['mode'], options: { clients: number; baseMs: number }): Promise<PollingRateFigures> {
   const server = await startBenchServer(scenario.site, { database: 'file', env: { POLL_INTERVAL_MS: String(options.baseMs) } });
   try {
-    // Two finished reflows give the server its estimate of how long one takes, as on a server that has been up a while.
-    for (const args of burst(scenario, 2)) await waitTerminal(server.mcpUrl, (await createReflowTask(server.mcpUrl, { ...args, to: `${scenario.month}-27` })).taskId);
+    // Two finished reflows (one per worker) give the server its estimate of how long one takes, as on a server that has been up a while.
+    const warmUp = { month: scenario.month, offline_rooms: scenario.offline_rooms, from: scenario.from, dry_run: true };
+    await Promise.all(['-20', '-21'].map(async (day) => waitTerminal(server.mcpUrl, (await createReflowTask(server.mcpUrl, { ...warmUp, to: `${scenario.month}${day}` })).taskId)));
     let polls = 0;
     const late: number[] = [];
     const started = Date.now();
