@@ -3,7 +3,7 @@
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer } from './bench-server.ts';
 import { runLoad, type LoadFigures } from './load.ts';
-import { mcpBody, mcpHeaders } from './mcp-wire.ts';
+import { mcpBody, mcpHeaders } from '../harness/mcp-wire.ts';
 import { reflowStream } from './reflow-requests.ts';
 import { createReflowTask, waitTerminal } from './task-waits.ts';
 

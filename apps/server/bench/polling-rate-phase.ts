@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer } from './bench-server.ts';
-import { mcpCall } from './mcp-wire.ts';
+import { mcpCall } from '../harness/mcp-wire.ts';
 import type { ReflowArgs } from './reflow-requests.ts';
 import { createReflowTask, waitTerminal } from './task-waits.ts';
 

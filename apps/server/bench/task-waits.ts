@@ -1,6 +1,6 @@
 // Starting a reflow and following it to the end, as a polling client does, for the bench's set-up.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mcpCall } from './mcp-wire.ts';
+import { mcpCall } from '../harness/mcp-wire.ts';
 import type { ReflowArgs } from './reflow-requests.ts';
 
 /** tools/call reflow_month from a client that declares the tasks extension: the CreateTaskResult. */

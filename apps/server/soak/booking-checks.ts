@@ -5,7 +5,7 @@
 // where the booking was just before, must land on the booking as it is now.
 import type { BookingEdit } from './booking-editor.ts';
 import { check, type CheckResult } from './check-result.ts';
-import { peek } from './db-peek.ts';
+import { peek } from '../harness/peek.ts';
 
 export interface BookingState {
   id: string;

@@ -1,16 +1,5 @@
-// A short-lived read-only connection to the server's database, for the sampler and the final
-// checks: it never takes a write lock, so it cannot disturb what it measures.
-import Database from 'better-sqlite3';
-
-export function peek<T>(databasePath: string, fn: (db: Database.Database) => T): T {
-  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
-  try {
-    db.pragma('busy_timeout = 5000');
-    return fn(db);
-  } finally {
-    db.close();
-  }
-}
+// Row counts the sampler and the final checks read through a read-only connection (harness/peek.ts).
+import { peek } from '../harness/peek.ts';
 
 export interface TableSizes {
   tasks: number;

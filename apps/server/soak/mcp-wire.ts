@@ -1,9 +1,7 @@
-// Raw JSON-RPC over fetch the way a 2026-07-28 client sends it (headers and `_meta` framing as in
-// apps/server/test/helper.ts), counting every status and timing every request.
+// Raw JSON-RPC over fetch the way a 2026-07-28 client sends it (the shared wire of
+// apps/server/harness/mcp-wire.ts), counting every status and timing every request.
+import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
 import type { TrafficStats } from './traffic-stats.ts';
-
-export const PROTOCOL_VERSION = '2026-07-28';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export interface RpcAnswer {
   status: number;
@@ -26,30 +24,13 @@ export async function rpc(
   try {
     const res = await fetch(mcpUrl, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': PROTOCOL_VERSION,
-        'mcp-method': method,
-        ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: ++nextId,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-            'io.modelcontextprotocol/clientCapabilities': opts.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {},
-          },
-        },
-      }),
+      headers: mcpHeaders(method, typeof name === 'string' ? name : undefined),
+      body: mcpBody(method, params, { id: ++nextId, tasks: opts.tasks }),
     });
     const text = await res.text();
     stats.status(res.status);
     if (opts.latency) stats.latency(opts.latency, performance.now() - started);
-    const body = parseBody(text);
+    const body = parseMcpBody(text);
     if (!body) {
       stats.error(method, `HTTP ${res.status} unparsable body`, false, text);
       return { status: res.status };
@@ -58,20 +39,6 @@ export async function rpc(
   } catch (error) {
     stats.status('network error');
     stats.error(method, 'network error', false, String((error as Error).cause ?? error));
-    return undefined;
-  }
-}
-
-/** A JSON body, or the last `data:` event of an SSE body. */
-function parseBody(text: string): { result?: any; error?: any } | undefined {
-  try {
-    if (text.trimStart().startsWith('{')) return JSON.parse(text);
-    const last = text
-      .split('\n')
-      .filter((l) => l.startsWith('data:'))
-      .pop();
-    return last ? JSON.parse(last.slice(5)) : undefined;
-  } catch {
     return undefined;
   }
 }

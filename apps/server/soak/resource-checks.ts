@@ -1,7 +1,7 @@
 // Growth over the run, from the sampler: memory flat after warm-up, the WAL bounded and
 // checkpointed, the tasks table held to one TTL's worth of tasks by the sweeper.
 import { check, type CheckResult } from './check-result.ts';
-import { peek } from './db-peek.ts';
+import { peek } from '../harness/peek.ts';
 import type { Sample } from './sampler.ts';
 
 /** Last third's mean RSS may exceed the middle third's by this much (allocator and JIT noise). */

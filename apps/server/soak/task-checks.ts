@@ -2,7 +2,7 @@
 // TTL, a tombstone; none is left working; a live one still answers tasks/get with its status.
 import { rpc } from './mcp-wire.ts';
 import { check, type CheckResult } from './check-result.ts';
-import { peek } from './db-peek.ts';
+import { peek } from '../harness/peek.ts';
 import type { TaskLedger } from './task-ledger.ts';
 import { TrafficStats } from './traffic-stats.ts';
 
