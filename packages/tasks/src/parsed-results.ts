@@ -1,7 +1,11 @@
 import type { TaskPollRow } from '@reflow/db';
 
-/** Bytes of result text whose parsed objects are kept; beyond it the least recently read go first. */
-export const PARSED_RESULTS_BUDGET_CHARS = 32 * 1024 * 1024;
+/**
+ * Characters of result text whose parsed objects are kept (the objects take a few times that in
+ * the heap); beyond it the least recently read go first. The results polled are the ones that just
+ * finished, so a small budget keeps nearly every hit.
+ */
+export const PARSED_RESULTS_BUDGET_CHARS = 8 * 1024 * 1024;
 
 /**
  * Parsed results of completed tasks, so a client polling a finished task (or several clients
