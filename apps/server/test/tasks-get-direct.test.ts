@@ -43,7 +43,7 @@ test('completed, input_required, working and cancelled tasks read the same direc
   assert.equal((await metric(server.url, 'sdk')) - sdkBefore, 4, 'each poll with an extra parameter went through the SDK');
 });
 
-test('what the direct path does not answer keeps the SDK answer: unknown task, another owner, no extension, mismatched header', async (t) => {
+test('what the direct path does not answer keeps the SDK answer: unknown task, another owner, no extension, mismatched header, wrong media type', async (t) => {
   const server = await startTestServer({ AUTH_TOKENS: 'alice:client:tok-alice-0123456789,bob:client:tok-bob-0123456789' });
   t.after(() => server.close());
   const alice = { token: 'tok-alice-0123456789' };
@@ -60,4 +60,6 @@ test('what the direct path does not answer keeps the SDK answer: unknown task, a
   const mismatched = await rpc(server.mcpUrl, 'tasks/get', { taskId }, { ...alice, headers: { 'mcp-name': 'tsk_other' } });
   assert.equal(mismatched.status, 400);
   assert.equal(mismatched.body.error?.code, -32020, JSON.stringify(mismatched.body));
+  const plainText = await rpc(server.mcpUrl, 'tasks/get', { taskId }, { ...alice, headers: { 'content-type': 'text/plain' } });
+  assert.equal(plainText.status, 415, 'the media type is the SDK\'s to refuse, as for any other request');
 });

@@ -1,4 +1,4 @@
-import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
 import type { TaskView } from './task-store.ts';
 import { declaresTasks, getTaskResult } from './wire.ts';
 
@@ -10,7 +10,7 @@ const MAX_REMEMBERED_ENVELOPES = 1_000;
 export interface TasksGetRequest {
   /** The parsed JSON body. */
   body: unknown;
-  headers: { accept?: string; protocolVersion?: string; method?: string; name?: string };
+  headers: { contentType?: string; accept?: string; protocolVersion?: string; method?: string; name?: string };
 }
 
 /** The server's name and version, which the SDK stamps on every 2026-07-28 result's _meta. */
@@ -32,6 +32,7 @@ const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 export function answerTasksGet(request: TasksGetRequest, lookup: (taskId: string) => TaskView | undefined, serverInfo: ServerInfo): string | undefined {
   const { body, headers } = request;
   if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
+  if (!isJsonContentType(headers.contentType ?? null)) return undefined;
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
   if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tasks/get' || !isPlainObject(body.params)) return undefined;
   const id = body.id;

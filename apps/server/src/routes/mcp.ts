@@ -89,5 +89,5 @@ function mcpHeaders(request: FastifyRequest) {
     const value = request.headers[name];
     return typeof value === 'string' ? value : undefined;
   };
-  return { accept: one('accept'), protocolVersion: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name') };
+  return { contentType: one('content-type'), accept: one('accept'), protocolVersion: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name') };
 }
