@@ -167,7 +167,8 @@ export class TaskEngine {
 
   /**
    * The poll interval for this task now: from its place in the queue, or how long its attempt has
-   * run, against how long attempts of its kind take. A finished task keeps the one it was last given.
+   * run, against how long attempts of its kind take. A finished task shows the one it was created
+   * with: nothing is left to wait for.
    */
   pollIntervalFor(row: TaskPollRow): number {
     if (isTerminal(row.status)) return row.pollIntervalMs;
