@@ -59,6 +59,8 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
       ...(resumed ? { resumed } : {}),
       progress: (message, data) => progress.report(message, data),
     });
+    // The last progress before the outcome, so the history shows how far the work got.
+    progress.flush();
     const now = deps.now();
     if (outcome.status === 'input_required') {
       queries.inputs.park(fence, now, { requests: outcome.requests, state: outcome.state, message: outcome.message });

@@ -20,6 +20,19 @@ test('the first message is written at once; a burst within the interval becomes 
   throttle.stop();
 });
 
+test('flush writes what is pending at once (the work is done); stop drops it (the work was abandoned)', async () => {
+  const written: string[] = [];
+  const throttle = new ProgressThrottle((m) => written.push(m), 10_000);
+  throttle.report('1 of 3');
+  throttle.report('2 of 3');
+  throttle.report('3 of 3');
+  throttle.flush();
+  assert.deepEqual(written, ['1 of 3', '3 of 3']);
+  throttle.flush();
+  assert.deepEqual(written, ['1 of 3', '3 of 3'], 'nothing twice');
+  throttle.stop();
+});
+
 test('stop drops what is pending: the attempt has ended and its final write says more', async () => {
   const written: string[] = [];
   const throttle = new ProgressThrottle((m) => written.push(m), 30);
