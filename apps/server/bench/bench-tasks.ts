@@ -7,6 +7,7 @@ import { Command } from 'commander';
 import { generateScenario, SCENARIO_SIZES } from '@reflow/seed';
 import { measureCreate, STORAGE_SETUPS } from './create-phase.ts';
 import type { LoadFigures } from './load.ts';
+import { measureCeiling } from './ceiling-phase.ts';
 import { measurePolling } from './polling-phase.ts';
 import { measurePollingRate } from './polling-rate-phase.ts';
 
@@ -52,8 +53,21 @@ if (phases.has('get')) {
     row(`tasks/get, task completed (${Math.round(polling.completedBytes / 1024)} KiB result)`, polling.completed, pct(polling.completed.perSecond, polling.healthz.perSecond)),
   );
   console.log(`\ntasks/get with ${pollers} concurrent pollers (accept-only server, WORKERS=0)\n${table.toString()}`);
+  process.stderr.write(`ceiling: bare Fastify, ${pollers} connections × ${seconds} s per request…\n`);
+  const ceiling = await measureCeiling({ connections: pollers, seconds, answerBytes: polling.workingBytes });
+  const bare = new Table({ head, style: { head: [], border: [] } });
+  bare.push(
+    row('GET /healthz', ceiling.healthz),
+    row(`the same tasks/get POST, body parsed, a constant ${polling.workingBytes}-byte answer`, ceiling.poll, pct(ceiling.poll.perSecond, ceiling.healthz.perSecond)),
+  );
+  console.log(`The framework's own ceiling: bare Fastify (no logger, hooks or database), same load\n${bare.toString()}`);
   const ratio = polling.working.perSecond / polling.healthz.perSecond;
-  verdicts.push({ text: `tasks/get throughput ${pct(polling.working.perSecond, polling.healthz.perSecond)} of /healthz`, ok: ratio >= 0.5, target: '≥ 50 %' });
+  verdicts.push({
+    text: `tasks/get throughput ${pct(polling.working.perSecond, polling.healthz.perSecond)} of /healthz (bare Fastify answering the same POST with a constant: ${pct(ceiling.poll.perSecond, ceiling.healthz.perSecond)})`,
+    ok: ratio >= 0.5,
+    target: '≥ 50 %',
+  });
+  failures += ceiling.healthz.failed + ceiling.poll.failed;
   failures += [polling.healthz, polling.working, polling.workingViaSdk, polling.completed].reduce((n, f) => n + f.failed, 0);
 }
 

@@ -15,6 +15,8 @@ export interface PollingFigures {
   workingViaSdk: LoadFigures;
   /** Size of the completed task's tasks/get answer. */
   completedBytes: number;
+  /** Size of a working task's tasks/get answer. */
+  workingBytes: number;
 }
 
 /**
@@ -45,7 +47,8 @@ export async function measurePolling(scenario: Scenario, options: { connections:
       body: completedBody,
       accept: (b) => b.includes('"status":"completed"'),
     });
-    figures = { healthz, working: await pollWorking(server.mcpUrl, working, options), completed, completedBytes };
+    const workingBytes = (await (await fetch(server.mcpUrl, { method: 'POST', headers: mcpHeaders('tasks/get', working[0]), body: mcpBody('tasks/get', { taskId: working[0] }) })).text()).length;
+    figures = { healthz, working: await pollWorking(server.mcpUrl, working, options), completed, completedBytes, workingBytes };
   } finally {
     await server.stop({ keepFiles: true });
   }
