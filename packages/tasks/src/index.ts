@@ -5,7 +5,7 @@ export { AttemptInterrupted } from './attempt-runner.ts';
 export { workerTask, newStopFlag, raiseStopFlag, type WorkerContext } from './worker-task.ts';
 export { PermanentTaskError, type CreateTaskRequest, type ResumedInput, type RunContext, type TaskHandler, type TaskOutcome, type TaskScope, type TaskRow, type TaskError } from './types.ts';
 export type { Logger } from './logger.ts';
-export { pollIntervalFor, POLLS_PER_EXPECTED_WAIT, MAX_POLL_INTERVAL_MS, type PollSituation } from './poll-interval.ts';
+export { pollIntervalFor, MAX_POLL_INTERVAL_MS, type PollSituation } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';
 export { toTaskView } from './task-view.ts';
 export { OwnedTaskStore } from './owned-task-store.ts';
