@@ -94,6 +94,11 @@ export async function connectExtTasksSession(mcpUrl: string, opts: { fetch?: typ
       clientCapabilities,
     },
   });
+  return extTasksConnection(client, session);
+}
+
+/** A client and its ext-tasks session, closed together (the session first, the client whatever happens). */
+export function extTasksConnection(client: Client, session: TaskEnabledSession): ExtTasksConnection {
   return {
     client,
     session,

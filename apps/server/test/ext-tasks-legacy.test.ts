@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { extTasksConnection } from '../harness/ext-tasks-session.ts';
 import { startTestServer } from './helper.ts';
 
 const ARGS = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
@@ -12,18 +13,7 @@ const ARGS = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07'
 async function legacySession(url: string) {
   const client = new Client({ name: 'ext-tasks-v1-e2e', version: '0.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  const session = createTaskSessionFromClient(client, { endpointId: url });
-  return {
-    client,
-    session,
-    close: async () => {
-      try {
-        await session.close();
-      } finally {
-        await client.close();
-      }
-    },
-  };
+  return extTasksConnection(client, createTaskSessionFromClient(client, { endpointId: url }));
 }
 
 test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to the same result', async (t) => {
