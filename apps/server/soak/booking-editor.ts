@@ -49,7 +49,7 @@ export class BookingEditor {
       // A random room and a few days of the month: a small read while holding the write lock.
       const from = rng.int(this.monthRange.from, this.monthRange.to - 3 * DAY_MS);
       const roomId = rng.pick([...this.#hours.keys()]);
-      const confirmed = this.#queries.bookings.overlapping({ from, to: from + 3 * DAY_MS, roomId, statuses: ['confirmed'] });
+      const confirmed = this.#queries.bookings.overlapping({ from, to: from + 3 * DAY_MS, roomIds: [roomId], statuses: ['confirmed'] });
       if (!confirmed.length) return undefined;
       const booking = rng.pick(confirmed);
       return rng.chance(0.3) ? this.#cancel(booking) : this.#move(booking, rng);

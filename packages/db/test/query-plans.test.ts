@@ -58,7 +58,7 @@ test('hot task and booking queries use indexes', () => {
     q.tasks.events('tsk_0');
     q.tasks.sweepExpired(now + 120_000);
     taskListQueries(connection.db).page({}, now, 50);
-    q.bookings.overlapping({ from: now, to: now + 7_200_000, roomId: 'studio-a', statuses: ['confirmed'] });
+    q.bookings.overlapping({ from: now, to: now + 7_200_000, roomIds: ['studio-a'], statuses: ['confirmed'] });
     q.bookings.firstConflict('studio-a', now, now + 1_800_000, ['bk-2']);
     q.bookings.move('bk-1', 1, { roomId: 'studio-a', startAt: now + 900_000, endAt: now + 4_500_000 });
     // What an apply runs: the target rooms' confirmed bookings once, then per booking.

@@ -36,7 +36,7 @@ export function listBookings(args: z.infer<typeof listBookingsArgsSchema>, queri
   const zone = site.timezone;
   const first = `${args.month}-01`;
   const next = DateTime.fromISO(first).plus({ months: 1 }).toISODate()!;
-  const rows = queries.bookings.overlapping({ from: localMidnight(first, zone), to: localMidnight(next, zone), roomId: args.room });
+  const rows = queries.bookings.overlapping({ from: localMidnight(first, zone), to: localMidnight(next, zone), ...(args.room ? { roomIds: [args.room] } : {}) });
   return {
     bookings: rows.map((b) => ({
       id: b.id,

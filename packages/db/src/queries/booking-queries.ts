@@ -26,7 +26,7 @@ export function bookingQueries(db: Db) {
 
   return {
     /** Bookings whose [start, end) overlaps [from, to), optionally in some rooms and with given statuses. */
-    overlapping(range: { from: number; to: number; roomId?: string; roomIds?: string[]; statuses?: BookingStatus[] }): BookingRow[] {
+    overlapping(range: { from: number; to: number; roomIds?: string[]; statuses?: BookingStatus[] }): BookingRow[] {
       return db
         .select()
         .from(bookings)
@@ -34,7 +34,6 @@ export function bookingQueries(db: Db) {
           and(
             lt(bookings.startAt, range.to),
             gt(bookings.endAt, range.from),
-            range.roomId ? eq(bookings.roomId, range.roomId) : undefined,
             range.roomIds ? inArray(bookings.roomId, range.roomIds) : undefined,
             range.statuses ? inArray(bookings.status, range.statuses) : undefined,
           ),
