@@ -14,8 +14,15 @@ export function mcpHeaders(method: string, name?: string): Record<string, string
   };
 }
 
-/** The JSON-RPC body; `tasks` (the default) declares the tasks extension, as a polling client does. */
-export function mcpBody(method: string, params: Record<string, unknown>, options: { id?: number | string; tasks?: boolean } = {}): string {
+/**
+ * The JSON-RPC body; `tasks` (the default) declares the tasks extension, as a polling client does;
+ * `capabilities` replaces the declared client capabilities altogether.
+ */
+export function mcpBody(
+  method: string,
+  params: Record<string, unknown>,
+  options: { id?: number | string; tasks?: boolean; capabilities?: Record<string, unknown> } = {},
+): string {
   return JSON.stringify({
     jsonrpc: '2.0',
     id: options.id ?? 1,
@@ -24,7 +31,7 @@ export function mcpBody(method: string, params: Record<string, unknown>, options
       ...params,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-        'io.modelcontextprotocol/clientCapabilities': options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } },
+        'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? (options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
       },
     },
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
+import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
 import { loadConfig, startServer, type RunningServer } from '../src/index.ts';
 
 export interface TestServer extends Omit<RunningServer, 'close'> {
@@ -31,8 +32,7 @@ export async function startTestServer(env: Record<string, string> = {}, existing
   };
 }
 
-export const PROTOCOL_VERSION = '2026-07-28';
-export const TASKS = 'io.modelcontextprotocol/tasks';
+export { PROTOCOL_VERSION, TASKS_EXTENSION as TASKS } from '../harness/mcp-wire.ts';
 
 /** Sends one raw JSON-RPC request the way a 2026-07-28 client does; returns status and parsed body. */
 export async function rpc(
@@ -45,32 +45,14 @@ export async function rpc(
   const res = await fetch(url, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': PROTOCOL_VERSION,
-      'mcp-method': method,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+      ...mcpHeaders(method, typeof name === 'string' ? name : undefined),
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
       ...opts.headers,
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: opts.id ?? 1,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientCapabilities': opts.capabilities ?? (opts.tasks === false ? {} : { extensions: { [TASKS]: {} } }),
-        },
-      },
-    }),
+    body: mcpBody(method, params, { id: opts.id ?? 1, tasks: opts.tasks, capabilities: opts.capabilities }),
   });
   const text = await res.text();
-  const data = text.includes('data:') && !text.trimStart().startsWith('{')
-    ? JSON.parse(text.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5)).pop()!)
-    : JSON.parse(text);
-  return { status: res.status, body: data };
+  return { status: res.status, body: parseMcpBody(text) ?? JSON.parse(text) };
 }
 
 /** Polls tasks/get until the task reaches one of `statuses`, bounded by `timeoutMs`. */
