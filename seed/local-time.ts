@@ -41,10 +41,7 @@ export function formatHm(minutes: number): string {
 
 export function localDateTime(date: string, minutes: number, zone: string): DateTime {
   const [year, month, day] = date.split('-').map(Number);
-  return DateTime.fromObject(
-    { year, month, day, hour: Math.floor(minutes / 60), minute: minutes % 60 },
-    { zone },
-  );
+  return DateTime.fromObject({ year, month, day, hour: Math.floor(minutes / 60), minute: minutes % 60 }, { zone });
 }
 
 /** ISO with the local offset and no milliseconds: 2026-09-08T10:00:00+01:00 */

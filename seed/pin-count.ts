@@ -19,7 +19,9 @@ export function pinCount(ctx: GenContext, rng: Rng, pin: PinCount): void {
   const days = ctx.days.filter((d) => d.date >= pin.from && d.date <= pin.to);
   // Bookings lie within one local day, so "overlaps the window" is "its date is in the range".
   const inRange = () =>
-    ctx.drafts.filter((d) => d.roomId === pin.roomId && d.status === 'confirmed' && d.date >= pin.from && d.date <= pin.to);
+    ctx.drafts.filter(
+      (d) => d.roomId === pin.roomId && d.status === 'confirmed' && d.date >= pin.from && d.date <= pin.to,
+    );
 
   let current = inRange();
   while (current.length > pin.confirmed) {

@@ -50,9 +50,17 @@ export function placeFixed(ctx: GenContext, fixed: readonly FixedBooking[], hold
       throw new Error(`${what}: ${room.id} cannot host it`);
     }
     addDraft(ctx, {
-      roomId: f.roomId, date: f.date, start, end, title: f.title,
-      customer: ctx.customers.idFor(f.party), attendees: f.attendees, requiredFeatures: [...features],
-      flexMinutes: f.flexMinutes ?? 0, status: f.status ?? 'confirmed', origin: 'fixed',
+      roomId: f.roomId,
+      date: f.date,
+      start,
+      end,
+      title: f.title,
+      customer: ctx.customers.idFor(f.party),
+      attendees: f.attendees,
+      requiredFeatures: [...features],
+      flexMinutes: f.flexMinutes ?? 0,
+      status: f.status ?? 'confirmed',
+      origin: 'fixed',
     });
   }
   for (const h of holds) {

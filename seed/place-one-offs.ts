@@ -4,7 +4,15 @@ import type { Rng } from './prng.ts';
 import type { RoomSpec } from './room-spec.ts';
 import type { LocalDay } from './local-time.ts';
 import { NAMES } from './names.ts';
-import { activitiesFor, addDraft, attendeesFor, hoursOf, pickStart, type Draft, type GenContext } from './gen-context.ts';
+import {
+  activitiesFor,
+  addDraft,
+  attendeesFor,
+  hoursOf,
+  pickStart,
+  type Draft,
+  type GenContext,
+} from './gen-context.ts';
 
 /**
  * Try once to place a one-off on `day`; returns the draft or null when nothing fitted.
@@ -22,11 +30,17 @@ export function tryOneOff(ctx: GenContext, rng: Rng, room: RoomSpec, day: LocalD
   if (start === null) return null;
   const party = rng.pick(NAMES[act.party]);
   const draft: Draft = {
-    roomId: room.id, date: day.date, start, end: start + duration,
-    title: act.title(party, rng), customer: ctx.customers.idFor(party),
-    attendees: attendeesFor(rng, act, room), requiredFeatures: [...act.requires],
+    roomId: room.id,
+    date: day.date,
+    start,
+    end: start + duration,
+    title: act.title(party, rng),
+    customer: ctx.customers.idFor(party),
+    attendees: attendeesFor(rng, act, room),
+    requiredFeatures: [...act.requires],
     flexMinutes: rng.pick(act.flex),
-    status: rng.chance(ctx.cancelRate) ? 'cancelled' : 'confirmed', origin: 'one-off',
+    status: rng.chance(ctx.cancelRate) ? 'cancelled' : 'confirmed',
+    origin: 'one-off',
   };
   addDraft(ctx, draft);
   return draft;

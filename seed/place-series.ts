@@ -34,10 +34,18 @@ export function placeSeries(ctx: GenContext, rng: Rng, room: RoomSpec, count: nu
     dates.forEach((date, i) => {
       if (i === skipped) return;
       addDraft(ctx, {
-        roomId: room.id, date, start, end: start + duration, title, customer, attendees,
-        requiredFeatures: [...act.requires], flexMinutes,
+        roomId: room.id,
+        date,
+        start,
+        end: start + duration,
+        title,
+        customer,
+        attendees,
+        requiredFeatures: [...act.requires],
+        flexMinutes,
         status: rng.chance(ctx.cancelRate) ? 'cancelled' : 'confirmed',
-        seriesKey: key, origin: 'series',
+        seriesKey: key,
+        origin: 'series',
       });
     });
     placed++;

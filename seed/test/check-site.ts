@@ -12,7 +12,8 @@ export function checkSite(site: SiteFile): string[] {
   const series = new Map(site.series.map((s) => [s.id, s]));
   if (rooms.size !== site.rooms.length) problems.push('room ids are not unique');
   if (series.size !== site.series.length) problems.push('series ids are not unique');
-  if (new Set(site.bookings.map((b) => b.id)).size !== site.bookings.length) problems.push('booking ids are not unique');
+  if (new Set(site.bookings.map((b) => b.id)).size !== site.bookings.length)
+    problems.push('booking ids are not unique');
 
   const seriesShape = new Map<string, string>();
   const confirmedByRoom = new Map<string, { id: string; start: number; end: number }[]>();
@@ -26,7 +27,8 @@ export function checkSite(site: SiteFile): string[] {
     const localStart = start.setZone(zone);
     const localEnd = end.setZone(zone);
     // The written offset must be the zone's own offset at that instant.
-    if (start.offset !== localStart.offset || end.offset !== localEnd.offset) problems.push(`${at} offset is not local`);
+    if (start.offset !== localStart.offset || end.offset !== localEnd.offset)
+      problems.push(`${at} offset is not local`);
     if (start.toMillis() < previousStart) problems.push(`${at} not sorted by start`);
     previousStart = start.toMillis();
     const room = rooms.get(b.roomId);
@@ -37,7 +39,8 @@ export function checkSite(site: SiteFile): string[] {
       problems.push(`${at} outside ${room.id}'s hours`);
     }
     if (b.attendees < 1 || b.attendees > room.capacity) problems.push(`${at} ${b.attendees} attendees in ${room.id}`);
-    for (const f of b.requiredFeatures ?? []) if (!room.features.includes(f)) problems.push(`${at} ${room.id} lacks ${f}`);
+    for (const f of b.requiredFeatures ?? [])
+      if (!room.features.includes(f)) problems.push(`${at} ${room.id} lacks ${f}`);
     if (!FLEX.has(b.flexMinutes ?? 0)) problems.push(`${at} flexMinutes ${b.flexMinutes}`);
     if (!/^cust-\d{3,}$/.test(b.customer)) problems.push(`${at} customer ${b.customer}`);
     if (b.seriesId !== undefined) {

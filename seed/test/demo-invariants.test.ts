@@ -18,7 +18,12 @@ test('the site is Riverside Studios in Europe/London with varied rooms', () => {
 });
 
 test('the scenario names the month, the room and the fortnight', () => {
-  assert.deepEqual(DEMO_SCENARIO, { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' });
+  assert.deepEqual(DEMO_SCENARIO, {
+    month: '2026-09',
+    offline_rooms: ['studio-b'],
+    from: '2026-09-07',
+    to: '2026-09-20',
+  });
 });
 
 test(`exactly ${DEMO_AFFECTED} confirmed studio-b bookings overlap the offline window`, () => {
@@ -27,8 +32,8 @@ test(`exactly ${DEMO_AFFECTED} confirmed studio-b bookings overlap the offline w
   assert.equal(start.toUTC().toISO(), '2026-09-06T23:00:00.000Z');
   assert.equal(end.toUTC().toISO(), '2026-09-20T23:00:00.000Z');
   const affected = site.bookings.filter(
-    (b) => b.roomId === 'studio-b' && isConfirmed(b) &&
-      DateTime.fromISO(b.start) < end && DateTime.fromISO(b.end) > start,
+    (b) =>
+      b.roomId === 'studio-b' && isConfirmed(b) && DateTime.fromISO(b.start) < end && DateTime.fromISO(b.end) > start,
   );
   assert.equal(affected.length, 142);
   assert.equal(DEMO_AFFECTED, 142);
@@ -52,7 +57,10 @@ test('the month looks like a real diary: series, one-offs, cancellations, flex',
   const cancelled = site.bookings.filter((b) => b.status === 'cancelled').length;
   assert.ok(cancelled >= 3 && cancelled < site.bookings.length / 10);
   const flex = new Set(site.bookings.map((b) => b.flexMinutes ?? 0));
-  assert.deepEqual([...flex].sort((x, y) => x - y), [0, 15, 30, 60, 90, 120]);
+  assert.deepEqual(
+    [...flex].sort((x, y) => x - y),
+    [0, 15, 30, 60, 90, 120],
+  );
   for (const s of site.series) {
     const weeks = site.bookings.filter((b) => b.seriesId === s.id).length;
     assert.ok(weeks >= 3, `${s.id} has ${weeks} bookings`);

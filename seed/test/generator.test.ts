@@ -25,7 +25,9 @@ test('a month across a DST change in another zone keeps wall-clock series and lo
   assert.ok(site.bookings.some((b) => b.start.endsWith('-05:00')));
   const london = generateSite({ seed: 3, month: '2026-10', rooms: 5 });
   assert.deepEqual(checkSite(london), []);
-  assert.ok(london.bookings.some((b) => b.start.endsWith('+01:00')) && london.bookings.some((b) => b.start.endsWith('+00:00')));
+  assert.ok(
+    london.bookings.some((b) => b.start.endsWith('+01:00')) && london.bookings.some((b) => b.start.endsWith('+00:00')),
+  );
 });
 
 test('a small site and the density knobs stay valid', () => {

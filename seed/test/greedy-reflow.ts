@@ -7,8 +7,14 @@ import type { SiteBooking, SiteFile, SiteRoom } from '../site-file.ts';
 import { windowMillis } from '../local-time.ts';
 
 export type Kind = 'no_suitable_room' | 'rooms_busy' | 'outcompeted';
-interface Span { start: number; end: number }
-interface Placement extends Span { roomId: string; shift: number }
+interface Span {
+  start: number;
+  end: number;
+}
+interface Placement extends Span {
+  roomId: string;
+  shift: number;
+}
 
 export interface GreedyResult {
   affected: SiteBooking[];
@@ -31,12 +37,18 @@ export function greedyReflow(site: SiteFile, offline: string[], from: string, to
   const zone = site.site.timezone;
   const window = windowMillis(from, to, zone);
   const confirmed = site.bookings.filter((b) => (b.status ?? 'confirmed') === 'confirmed');
-  const affected = confirmed.filter((b) => offline.includes(b.roomId) && overlaps({ start: ms(b.start), end: ms(b.end) }, window));
+  const affected = confirmed.filter(
+    (b) => offline.includes(b.roomId) && overlaps({ start: ms(b.start), end: ms(b.end) }, window),
+  );
   const affectedIds = new Set(affected.map((b) => b.id));
-  const blockers = confirmed.filter((b) => !affectedIds.has(b.id)).map((b) => ({ roomId: b.roomId, start: ms(b.start), end: ms(b.end) }));
+  const blockers = confirmed
+    .filter((b) => !affectedIds.has(b.id))
+    .map((b) => ({ roomId: b.roomId, start: ms(b.start), end: ms(b.end) }));
 
   const suitable = (b: SiteBooking) =>
-    site.rooms.filter((r) => r.capacity >= b.attendees && (b.requiredFeatures ?? []).every((f) => r.features.includes(f)));
+    site.rooms.filter(
+      (r) => r.capacity >= b.attendees && (b.requiredFeatures ?? []).every((f) => r.features.includes(f)),
+    );
   const candidates = new Map<string, Placement[]>();
   for (const b of affected) {
     const start = ms(b.start);
@@ -57,7 +69,9 @@ export function greedyReflow(site: SiteFile, offline: string[], from: string, to
     candidates.set(b.id, list);
   }
 
-  const order = [...affected].sort((x, y) => candidates.get(x.id)!.length - candidates.get(y.id)!.length || ms(x.start) - ms(y.start));
+  const order = [...affected].sort(
+    (x, y) => candidates.get(x.id)!.length - candidates.get(y.id)!.length || ms(x.start) - ms(y.start),
+  );
   const moved = new Map<string, Placement>();
   const unresolved = new Map<string, Kind>();
   for (const b of order) {

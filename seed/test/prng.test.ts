@@ -22,7 +22,11 @@ test('int stays within its inclusive bounds and reaches both ends', () => {
 
 test('weighted never picks a zero weight; forks differ by label', () => {
   const rng = createRng(2);
-  for (let i = 0; i < 200; i++) assert.notEqual(rng.weighted(['a', 'b', 'c'], (x) => (x === 'b' ? 0 : 1)), 'b');
+  for (let i = 0; i < 200; i++)
+    assert.notEqual(
+      rng.weighted(['a', 'b', 'c'], (x) => (x === 'b' ? 0 : 1)),
+      'b',
+    );
   assert.notEqual(forkSeed(1, 'series:studio-a'), forkSeed(1, 'series:studio-b'));
   assert.equal(forkSeed(1, 'x'), forkSeed(1, 'x'));
 });

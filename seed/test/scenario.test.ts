@@ -21,7 +21,10 @@ test('utilisation 30–70 %, flex 0–120 min, series and one-offs, across seeds
   for (const seed of [1, 2, 3, 4, 5]) {
     const { site } = generateScenario({ seed, ...SCENARIO_SIZES.large });
     const confirmed = site.bookings.filter((b) => (b.status ?? 'confirmed') === 'confirmed');
-    const booked = confirmed.reduce((n, b) => n + DateTime.fromISO(b.end).diff(DateTime.fromISO(b.start), 'minutes').minutes, 0);
+    const booked = confirmed.reduce(
+      (n, b) => n + DateTime.fromISO(b.end).diff(DateTime.fromISO(b.start), 'minutes').minutes,
+      0,
+    );
     const open = site.rooms.reduce((n, r) => {
       const [oh, om] = r.opensAt.split(':').map(Number);
       const [ch, cm] = r.closesAt.split(':').map(Number);
@@ -36,6 +39,9 @@ test('utilisation 30–70 %, flex 0–120 min, series and one-offs, across seeds
 });
 
 test('bad options are refused with the reason', () => {
-  assert.throws(() => generateScenario({ seed: 1, rooms: 4, offline: 4 }), /offline must be an integer from 1 to rooms − 1 \(3\), got 4/);
+  assert.throws(
+    () => generateScenario({ seed: 1, rooms: 4, offline: 4 }),
+    /offline must be an integer from 1 to rooms − 1 \(3\), got 4/,
+  );
   assert.throws(() => generateScenario({ seed: 1, rooms: 4, offline: 0 }), /offline must be/);
 });

@@ -13,7 +13,9 @@ const RUNS_WORKERS = new Set(['mcp', 'demo']);
 const tsxOnCommandLine = process.execArgv.some((arg) => arg.includes('tsx'));
 
 if (RUNS_WORKERS.has(process.argv[2]) && !tsxOnCommandLine) {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), main, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), main, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + 15 : 1)));
 } else {

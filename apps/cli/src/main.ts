@@ -26,12 +26,20 @@ const nonNegativeInt = (value: string) => {
 /** Options every MCP-client command shares. */
 const clientOptions = (command: Command) =>
   command
-    .option('--url <url>', 'the server\'s /mcp URL; a bare server URL gets /mcp (default: $REFLOW_URL or http://127.0.0.1:3000/mcp)')
-    .option('--token <token>', 'bearer token sent as Authorization (default: $REFLOW_TOKEN); never written to the state file')
+    .option(
+      '--url <url>',
+      "the server's /mcp URL; a bare server URL gets /mcp (default: $REFLOW_URL or http://127.0.0.1:3000/mcp)",
+    )
+    .option(
+      '--token <token>',
+      'bearer token sent as Authorization (default: $REFLOW_TOKEN); never written to the state file',
+    )
     .option('--state-file <path>', 'where task handles are kept (default: $REFLOW_STATE_FILE or ~/.reflow/tasks.json)')
     .option('--json', 'print one JSON object per task on stdout instead of tables');
 
-const program = new Command('reflow').description('Studio reflow: durable MCP tasks that move bookings out of offline rooms');
+const program = new Command('reflow').description(
+  'Studio reflow: durable MCP tasks that move bookings out of offline rooms',
+);
 
 program
   .command('demo')
@@ -58,11 +66,13 @@ program
 clientOptions(
   program
     .command('call')
-    .description('Call reflow_month as an MCP client that declares the Tasks extension; save the handle, poll, print the result')
+    .description(
+      'Call reflow_month as an MCP client that declares the Tasks extension; save the handle, poll, print the result',
+    )
     .requiredOption('--month <YYYY-MM>', 'the month to reflow')
     .requiredOption('--offline <rooms...>', 'room ids going offline (space- or comma-separated)')
     .option('--from <YYYY-MM-DD>', 'first offline day (default: the 1st)')
-    .option('--to <YYYY-MM-DD>', 'last offline day, inclusive (default: the month\'s last day)')
+    .option('--to <YYYY-MM-DD>', "last offline day, inclusive (default: the month's last day)")
     .option('--dry-run', 'solve and report, but write nothing')
     .option('--confirm', 'after the solve, ask on the terminal (or read y/n from stdin) before the moves are applied'),
 ).action(async (options) => {
@@ -78,11 +88,14 @@ clientOptions(
   process.exitCode = await runResume(taskId, options);
 });
 
-clientOptions(program.command('cancel').argument('<taskId>', 'the task to cancel').description('Cancel a task; a cancelled reflow moves nothing')).action(
-  async (taskId, options) => {
-    process.exitCode = await runCancel(taskId, options);
-  },
-);
+clientOptions(
+  program
+    .command('cancel')
+    .argument('<taskId>', 'the task to cancel')
+    .description('Cancel a task; a cancelled reflow moves nothing'),
+).action(async (taskId, options) => {
+  process.exitCode = await runCancel(taskId, options);
+});
 
 program
   .command('mcp')

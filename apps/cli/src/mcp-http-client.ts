@@ -57,7 +57,8 @@ export class McpHttpClient {
         },
       },
     };
-    const name = typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
+    const name =
+      typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
     const response = await fetch(this.options.url, {
       method: 'POST',
       headers: {
@@ -77,7 +78,9 @@ export class McpHttpClient {
 }
 
 /** Reads the JSON-RPC response from a JSON body or, when the server streamed, from the SSE frames. */
-async function readMessage(response: Response): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
+async function readMessage(
+  response: Response,
+): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }> {
   const text = await response.text();
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     if (!text) throw new McpError(-32603, `HTTP ${response.status} with an empty body`);
@@ -93,7 +96,13 @@ async function readMessage(response: Response): Promise<{ result?: unknown; erro
   }
   const frames = text
     .split(/\r?\n\r?\n/)
-    .map((f) => f.split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n'))
+    .map((f) =>
+      f
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n'),
+    )
     .filter(Boolean)
     .map((d) => JSON.parse(d) as { id?: unknown; result?: unknown; error?: never });
   const reply = frames.find((f) => f.id !== undefined && (f.result !== undefined || f.error !== undefined));

@@ -10,10 +10,18 @@ const CALL = ['--month', '2026-09', '--offline', 'studio-b', '--from', '2026-09-
 
 interface StateDoc {
   version: number;
-  tasks: { taskId: string; url: string; tool: string; arguments: Record<string, unknown>; ttlMs: number; pollIntervalMs: number; status: string }[];
+  tasks: {
+    taskId: string;
+    url: string;
+    tool: string;
+    arguments: Record<string, unknown>;
+    ttlMs: number;
+    pollIntervalMs: number;
+    status: string;
+  }[];
 }
 
-test('SIGKILL while waiting, then `reflow resume` gets the same task\'s result; the state file is never half-written', async (t) => {
+test("SIGKILL while waiting, then `reflow resume` gets the same task's result; the state file is never half-written", async (t) => {
   const dir = scratch();
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const db = join(dir, 'reflow.db');
@@ -37,7 +45,12 @@ test('SIGKILL while waiting, then `reflow resume` gets the same task\'s result; 
   assert.match(saved.taskId, /^tsk_[0-9a-f]{40}$/);
   assert.equal(saved.url, acceptOnly.mcpUrl);
   assert.equal(saved.tool, 'reflow_month');
-  assert.deepEqual(saved.arguments, { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' });
+  assert.deepEqual(saved.arguments, {
+    month: '2026-09',
+    offline_rooms: ['studio-b'],
+    from: '2026-09-07',
+    to: '2026-09-20',
+  });
   assert.equal(saved.ttlMs, 86_400_000);
   assert.ok(saved.pollIntervalMs >= 200);
   assert.equal(saved.status, 'working');
@@ -59,7 +72,11 @@ test('SIGKILL while waiting, then `reflow resume` gets the same task\'s result; 
 
   const resume = reflow(['resume', '--state-file', stateFile, '--json']);
   assert.equal(await resume.exited, 0, resume.stderr());
-  const out = JSON.parse(resume.stdout().trim()) as { taskId: string; status: string; result: { affected: number; moved: number; unresolved: number } };
+  const out = JSON.parse(resume.stdout().trim()) as {
+    taskId: string;
+    status: string;
+    result: { affected: number; moved: number; unresolved: number };
+  };
   assert.equal(out.taskId, saved.taskId, 'the same task');
   assert.equal(out.status, 'completed');
   assert.equal(out.result.affected, 142);
@@ -88,7 +105,17 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   assert.match(ok.stdout(), /Needs rebooking/);
   assert.equal((JSON.parse(readFileSync(stateFile, 'utf8')) as StateDoc).tasks[0].url, live.mcpUrl);
 
-  const bad = reflow(['call', '--month', '2026-09', '--offline', 'studio-q', '--url', live.mcpUrl, '--state-file', stateFile]);
+  const bad = reflow([
+    'call',
+    '--month',
+    '2026-09',
+    '--offline',
+    'studio-q',
+    '--url',
+    live.mcpUrl,
+    '--state-file',
+    stateFile,
+  ]);
   assert.equal(await bad.exited, 1);
   assert.match(bad.stderr(), /RFL_UNKNOWN_ROOM: Unknown room studio-q/);
 
@@ -108,9 +135,24 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   assert.match(waiting.stderr(), /was cancelled; nothing was moved/);
 
   // A task whose time-to-live passes while the client waits.
-  const shortLived = await server(join(dir, 'short.db'), { WORKERS: '0', POLL_INTERVAL_MS: '100', TASK_TTL_MS: '1000' });
+  const shortLived = await server(join(dir, 'short.db'), {
+    WORKERS: '0',
+    POLL_INTERVAL_MS: '100',
+    TASK_TTL_MS: '1000',
+  });
   t.after(() => shortLived.close());
-  const expiring = reflow(['call', '--month', '2026-09', '--offline', 'studio-c', '--url', shortLived.mcpUrl, '--state-file', stateFile, '--json']);
+  const expiring = reflow([
+    'call',
+    '--month',
+    '2026-09',
+    '--offline',
+    'studio-c',
+    '--url',
+    shortLived.mcpUrl,
+    '--state-file',
+    stateFile,
+    '--json',
+  ]);
   assert.equal(await expiring.exited, 4, expiring.stderr());
   assert.equal(JSON.parse(expiring.stdout().trim()).status, 'expired');
 

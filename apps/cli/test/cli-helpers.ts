@@ -14,7 +14,10 @@ export const bin = join(root, 'apps/cli/bin/reflow.mjs');
 export const scratch = () => mkdtempSync(join(tmpdir(), 'reflow-cli-client-'));
 
 /** A real server on a random loopback port over `databasePath` (created and seeded when new). */
-export async function server(databasePath: string, env: Record<string, string> = {}): Promise<RunningServer & { mcpUrl: string }> {
+export async function server(
+  databasePath: string,
+  env: Record<string, string> = {},
+): Promise<RunningServer & { mcpUrl: string }> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: 'silent', ...env });
   const running = await startServer(config, pino({ level: 'silent' }));
   return { ...running, mcpUrl: `${running.url}/mcp` };
@@ -29,7 +32,10 @@ export interface Run {
 
 /** Starts `reflow …` without blocking this process (the servers under test live in it). */
 export function reflow(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, REFLOW_STATE_FILE: '', ...env } });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env: { ...process.env, REFLOW_STATE_FILE: '', ...env },
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -15,7 +15,12 @@ const dir = mkdtempSync(join(tmpdir(), 'reflow-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const reflow = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 });
+  spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 120_000,
+  });
 
 test('reflow import creates and migrates the database, refuses to mix, and a bad file changes nothing', () => {
   const db = join(dir, 'import.db');
@@ -51,7 +56,9 @@ test('reflow import creates and migrates the database, refuses to mix, and a bad
 });
 
 test('the demo tells the whole story and tells it the same way twice', () => {
-  const runs = [1, 2].map(() => spawnSync('npm', ['run', '--silent', 'demo'], { cwd: root, encoding: 'utf8', timeout: 120_000 }));
+  const runs = [1, 2].map(() =>
+    spawnSync('npm', ['run', '--silent', 'demo'], { cwd: root, encoding: 'utf8', timeout: 120_000 }),
+  );
   for (const run of runs) {
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /← CreateTaskResult \{"resultType":"task","taskId":"tsk_[0-9a-f]{40}","status":"working"/);

@@ -7,7 +7,18 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { reflow, scratch, server, until } from './cli-helpers.ts';
 
-const CALL = ['call', '--month', '2026-09', '--offline', 'studio-b', '--from', '2026-09-07', '--to', '2026-09-20', '--confirm'];
+const CALL = [
+  'call',
+  '--month',
+  '2026-09',
+  '--offline',
+  'studio-b',
+  '--from',
+  '2026-09-07',
+  '--to',
+  '2026-09-20',
+  '--confirm',
+];
 
 async function confirmRun(t: { after(fn: () => unknown): void }, answer: string) {
   const dir = scratch();
@@ -17,13 +28,20 @@ async function confirmRun(t: { after(fn: () => unknown): void }, answer: string)
   t.after(() => running.close());
   const run = reflow([...CALL, '--url', running.mcpUrl, '--state-file', join(dir, 'tasks.json'), '--json']);
   // The prompt, after the question's own line (the progress line before it says "Waiting for approval: …").
-  const question = await until('the approval prompt', () => run.stderr().match(/\n(Apply \d+ moves, \d+ bookings? unresolved\?[^\n]*)\nApply the moves\? \[y\/n\] $/)?.[1], 60_000);
+  const question = await until(
+    'the approval prompt',
+    () =>
+      run.stderr().match(/\n(Apply \d+ moves, \d+ bookings? unresolved\?[^\n]*)\nApply the moves\? \[y\/n\] $/)?.[1],
+    60_000,
+  );
   run.child.stdin!.write(`${answer}\n`);
   const code = await run.exited;
   const printed = JSON.parse(run.stdout().trim().split('\n').pop()!);
   const reader = new Database(db, { readonly: true });
   try {
-    const moves = (reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(printed.taskId) as { n: number }).n;
+    const moves = (
+      reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(printed.taskId) as { n: number }
+    ).n;
     return { code, question, printed, moves };
   } finally {
     reader.close();

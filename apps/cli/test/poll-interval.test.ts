@@ -27,11 +27,25 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
   const proxy = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const entry: Seen = { method: String(req.headers['mcp-method']), authorization: req.headers.authorization, at: performance.now() };
-    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k))) as Record<string, string>;
+    const entry: Seen = {
+      method: String(req.headers['mcp-method']),
+      authorization: req.headers.authorization,
+      at: performance.now(),
+    };
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).filter(([k]) => !['host', 'content-length', 'connection'].includes(k)),
+    ) as Record<string, string>;
     const answer = await fetch(upstream.mcpUrl, { method: req.method, headers, body: Buffer.concat(chunks) });
     const text = await answer.text();
-    const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(text.split('\n').filter((l) => l.startsWith('data:')).pop()!.slice(5));
+    const json = text.startsWith('{')
+      ? JSON.parse(text)
+      : JSON.parse(
+          text
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .pop()!
+            .slice(5),
+        );
     entry.pollIntervalMs = json.result?.pollIntervalMs;
     seen.push(entry);
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
@@ -42,9 +56,16 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
 
   const stateFile = join(dir, 'tasks.json');
-  const call = reflow(['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile], { REFLOW_TOKEN: 'token-from-env' });
+  const call = reflow(
+    ['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile],
+    { REFLOW_TOKEN: 'token-from-env' },
+  );
   const started = performance.now();
-  await until('five polls', () => (seen.filter((s) => s.method === 'tasks/get').length >= 5 ? true : undefined), 60_000);
+  await until(
+    'five polls',
+    () => (seen.filter((s) => s.method === 'tasks/get').length >= 5 ? true : undefined),
+    60_000,
+  );
   call.child.kill('SIGINT');
   assert.equal(await call.exited, 6, 'interrupted: the task goes on');
   const elapsed = performance.now() - started;
@@ -52,7 +73,10 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
 
   assert.equal(seen[0].method, 'tools/call');
   const polls = seen.slice(1);
-  assert.ok(polls.every((s) => s.method === 'tasks/get'), 'only tasks/get after the call');
+  assert.ok(
+    polls.every((s) => s.method === 'tasks/get'),
+    'only tasks/get after the call',
+  );
   for (let i = 1; i < seen.length; i++) {
     const asked = seen[i - 1].pollIntervalMs;
     assert.ok(typeof asked === 'number' && asked >= 300, `the server named an interval (${asked})`);
@@ -63,8 +87,14 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
   t.diagnostic(`gap/asked ms between requests: ${gaps.join(', ')}`);
   // And no more polls than the elapsed time allows at the smallest interval asked.
   const smallest = Math.min(...seen.map((s) => s.pollIntervalMs!));
-  assert.ok(polls.length <= Math.floor(elapsed / smallest) + 1, `${polls.length} polls in ${elapsed.toFixed(0)} ms at ≥ ${smallest} ms`);
-  assert.ok(seen.every((s) => s.authorization === 'Bearer token-from-env'), '--token / $REFLOW_TOKEN is sent as a bearer token on every request');
+  assert.ok(
+    polls.length <= Math.floor(elapsed / smallest) + 1,
+    `${polls.length} polls in ${elapsed.toFixed(0)} ms at ≥ ${smallest} ms`,
+  );
+  assert.ok(
+    seen.every((s) => s.authorization === 'Bearer token-from-env'),
+    '--token / $REFLOW_TOKEN is sent as a bearer token on every request',
+  );
   assert.doesNotMatch(readFileSync(stateFile, 'utf8'), /token-from-env/, 'and never written to the state file');
   const taskId = call.stderr().match(/Task (tsk_[0-9a-f]+)/)![1];
   assert.equal(upstream.services.engine.get(taskId)!.status, 'working', 'interrupting the client left the task alone');

@@ -16,7 +16,9 @@ test('concurrent reflow processes sharing a state file keep every task', async (
   const path = join(dir, 'tasks.json');
   const writer = join(import.meta.dirname, 'state-file-writer.ts');
   const exits = Array.from({ length: WRITERS }, (_, w) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, path, `w${w}`, String(EACH)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, path, `w${w}`, String(EACH)], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     return new Promise<number | null>((resolve) => child.on('exit', resolve));
   });
   assert.deepEqual(await Promise.all(exits), Array(WRITERS).fill(0));

@@ -4,7 +4,11 @@
 import Fastify from 'fastify';
 
 const answerBytes = Number(process.argv[2] ?? 400);
-const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { status: 'working', pad: 'x'.repeat(Math.max(0, answerBytes - 64)) } });
+const answer = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  result: { status: 'working', pad: 'x'.repeat(Math.max(0, answerBytes - 64)) },
+});
 const app = Fastify({ logger: false });
 app.removeAllContentTypeParsers();
 app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -27,7 +27,11 @@ export async function startBenchServer(site: SiteFile, options: BenchServerOptio
   const seedFile = join(dir, 'site.json');
   if (!options.dir) writeFileSync(seedFile, renderSiteJson(site));
   const databasePath = options.database === 'file' ? join(dir, 'reflow.db') : ':memory:';
-  const server = await startServerProcess(databasePath, { SEED_FILE: seedFile, SHUTDOWN_GRACE_MS: '0', ...options.env }, true);
+  const server = await startServerProcess(
+    databasePath,
+    { SEED_FILE: seedFile, SHUTDOWN_GRACE_MS: '0', ...options.env },
+    true,
+  );
   return {
     process: server,
     mcpUrl: server.mcpUrl,

@@ -19,14 +19,27 @@ const program = new Command()
   .option('--base-ms <n>', 'POLL_INTERVAL_MS for the polling-rate comparison', '1000')
   .option('--only <phases>', 'comma-separated: get, create, rate', 'get,create,rate')
   .parse();
-const opts = program.opts<{ seconds: string; pollers: string; creators: string; burst: string; baseMs: string; only: string }>();
+const opts = program.opts<{
+  seconds: string;
+  pollers: string;
+  creators: string;
+  burst: string;
+  baseMs: string;
+  only: string;
+}>();
 const phases = new Set(opts.only.split(',').map((p) => p.trim()));
 const seconds = Number(opts.seconds);
 const pollers = Number(opts.pollers);
 const creators = Number(opts.creators);
 const burstClients = Number(opts.burst);
 const baseMs = Number(opts.baseMs);
-for (const [name, value] of [['--seconds', seconds], ['--pollers', pollers], ['--creators', creators], ['--burst', burstClients], ['--base-ms', baseMs]] as const) {
+for (const [name, value] of [
+  ['--seconds', seconds],
+  ['--pollers', pollers],
+  ['--creators', creators],
+  ['--burst', burstClients],
+  ['--base-ms', baseMs],
+] as const) {
   if (!Number.isInteger(value) || value < 1) {
     console.error(`${name} must be a whole number ≥ 1`);
     process.exit(2);
@@ -34,7 +47,14 @@ for (const [name, value] of [['--seconds', seconds], ['--pollers', pollers], ['-
 }
 
 const scenario = generateScenario({ seed: 1, ...SCENARIO_SIZES.medium });
-const row = (label: string, f: LoadFigures, extra = '') => [label, Math.round(f.perSecond).toLocaleString('en'), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), f.failed, extra];
+const row = (label: string, f: LoadFigures, extra = '') => [
+  label,
+  Math.round(f.perSecond).toLocaleString('en'),
+  f.p50Ms.toFixed(1),
+  f.p99Ms.toFixed(1),
+  f.failed,
+  extra,
+];
 const head = ['', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'vs baseline'];
 const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
 
@@ -49,8 +69,16 @@ if (phases.has('get')) {
   table.push(
     row('GET /healthz (baseline)', polling.healthz),
     row('tasks/get, task working', polling.working, pct(polling.working.perSecond, polling.healthz.perSecond)),
-    row('  same, every poll through the SDK (MCP_FAST_TASKS_GET=false)', polling.workingViaSdk, pct(polling.workingViaSdk.perSecond, polling.healthz.perSecond)),
-    row(`tasks/get, task completed (${Math.round(polling.completedBytes / 1024)} KiB result)`, polling.completed, pct(polling.completed.perSecond, polling.healthz.perSecond)),
+    row(
+      '  same, every poll through the SDK (MCP_FAST_TASKS_GET=false)',
+      polling.workingViaSdk,
+      pct(polling.workingViaSdk.perSecond, polling.healthz.perSecond),
+    ),
+    row(
+      `tasks/get, task completed (${Math.round(polling.completedBytes / 1024)} KiB result)`,
+      polling.completed,
+      pct(polling.completed.perSecond, polling.healthz.perSecond),
+    ),
   );
   console.log(`\ntasks/get with ${pollers} concurrent pollers (accept-only server, WORKERS=0)\n${table.toString()}`);
   process.stderr.write(`ceiling: bare Fastify, ${pollers} connections × ${seconds} s per request…\n`);
@@ -58,9 +86,15 @@ if (phases.has('get')) {
   const bare = new Table({ head, style: { head: [], border: [] } });
   bare.push(
     row('GET /healthz', ceiling.healthz),
-    row(`the same tasks/get POST, body parsed, a constant ${polling.workingBytes}-byte answer`, ceiling.poll, pct(ceiling.poll.perSecond, ceiling.healthz.perSecond)),
+    row(
+      `the same tasks/get POST, body parsed, a constant ${polling.workingBytes}-byte answer`,
+      ceiling.poll,
+      pct(ceiling.poll.perSecond, ceiling.healthz.perSecond),
+    ),
   );
-  console.log(`The framework's own ceiling: bare Fastify (no logger, hooks or database), same load\n${bare.toString()}`);
+  console.log(
+    `The framework's own ceiling: bare Fastify (no logger, hooks or database), same load\n${bare.toString()}`,
+  );
   const ratio = polling.working.perSecond / polling.healthz.perSecond;
   verdicts.push({
     text: `tasks/get throughput ${pct(polling.working.perSecond, polling.healthz.perSecond)} of /healthz (bare Fastify answering the same POST with a constant: ${pct(ceiling.poll.perSecond, ceiling.healthz.perSecond)})`,
@@ -68,7 +102,10 @@ if (phases.has('get')) {
     target: '≥ 50 %',
   });
   failures += ceiling.healthz.failed + ceiling.poll.failed;
-  failures += [polling.healthz, polling.working, polling.workingViaSdk, polling.completed].reduce((n, f) => n + f.failed, 0);
+  failures += [polling.healthz, polling.working, polling.workingViaSdk, polling.completed].reduce(
+    (n, f) => n + f.failed,
+    0,
+  );
 }
 
 if (phases.has('create')) {
@@ -79,8 +116,12 @@ if (phases.has('create')) {
   }
   const memory = created[STORAGE_SETUPS.findIndex((s) => s.database === ':memory:')]!;
   const table = new Table({ head: [...head.slice(0, 5), 'p99 vs :memory:'], style: { head: [], border: [] } });
-  STORAGE_SETUPS.forEach((setup, i) => table.push(row(setup.label, created[i]!, `${(created[i]!.p99Ms / memory.p99Ms).toFixed(2)}×`)));
-  console.log(`\nreflow_month → CreateTaskResult, ${creators} concurrent callers, both workers busy\n${table.toString()}`);
+  STORAGE_SETUPS.forEach((setup, i) =>
+    table.push(row(setup.label, created[i]!, `${(created[i]!.p99Ms / memory.p99Ms).toFixed(2)}×`)),
+  );
+  console.log(
+    `\nreflow_month → CreateTaskResult, ${creators} concurrent callers, both workers busy\n${table.toString()}`,
+  );
   const durable = created[0]!.p99Ms / memory.p99Ms;
   verdicts.push({ text: `durable create p99 ${durable.toFixed(2)}× :memory:`, ok: durable <= 2, target: '≤ 2×' });
   failures += created.reduce((n, f) => n + f.failed, 0);
@@ -90,8 +131,23 @@ if (phases.has('rate')) {
   process.stderr.write(`polling rate: ${burstClients} clients, fixed then adaptive…\n`);
   // Solves of seconds (the 40-room site), so that waiting is what the clients do.
   const large = generateScenario({ seed: 1, ...SCENARIO_SIZES.large });
-  const rates = [await measurePollingRate(large, 'fixed', { clients: burstClients, baseMs }), await measurePollingRate(large, 'adaptive', { clients: burstClients, baseMs })];
-  const table = new Table({ head: ['client polls', 'tasks', 'tasks/get requests', 'per task', 'req/s', 'saw result late: mean', 'max', 'all done in'], style: { head: [], border: [] } });
+  const rates = [
+    await measurePollingRate(large, 'fixed', { clients: burstClients, baseMs }),
+    await measurePollingRate(large, 'adaptive', { clients: burstClients, baseMs }),
+  ];
+  const table = new Table({
+    head: [
+      'client polls',
+      'tasks',
+      'tasks/get requests',
+      'per task',
+      'req/s',
+      'saw result late: mean',
+      'max',
+      'all done in',
+    ],
+    style: { head: [], border: [] },
+  });
   for (const r of rates)
     table.push([
       r.mode === 'fixed' ? `every ${baseMs} ms (ignores pollIntervalMs)` : 'as told (pollIntervalMs)',
@@ -103,8 +159,12 @@ if (phases.has('rate')) {
       `${Math.round(r.lateMaxMs)} ms`,
       `${r.seconds.toFixed(1)} s`,
     ]);
-  console.log(`\nAdaptive polling: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs})\n${table.toString()}`);
-  console.log(`adaptive polling saved ${Math.round(100 * (1 - rates[1]!.polls / rates[0]!.polls))} % of tasks/get requests`);
+  console.log(
+    `\nAdaptive polling: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs})\n${table.toString()}`,
+  );
+  console.log(
+    `adaptive polling saved ${Math.round(100 * (1 - rates[1]!.polls / rates[0]!.polls))} % of tasks/get requests`,
+  );
 }
 
 console.log('');

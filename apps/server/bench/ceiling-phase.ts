@@ -9,8 +9,14 @@ import { runLoad, type LoadFigures } from './load.ts';
 
 const SERVER = fileURLToPath(new URL('./bare-fastify-server.ts', import.meta.url));
 
-export async function measureCeiling(options: { connections: number; seconds: number; answerBytes: number }): Promise<{ healthz: LoadFigures; poll: LoadFigures }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, String(options.answerBytes)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function measureCeiling(options: {
+  connections: number;
+  seconds: number;
+  answerBytes: number;
+}): Promise<{ healthz: LoadFigures; poll: LoadFigures }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, String(options.answerBytes)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   try {
     const [address] = (await once(child.stdout!, 'data')) as [Buffer];
     const url = address.toString().trim();

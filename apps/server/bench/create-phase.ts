@@ -19,8 +19,15 @@ export const STORAGE_SETUPS: StorageSetup[] = [
   { label: ':memory:', database: ':memory:', synchronous: 'FULL' },
 ];
 
-export async function measureCreate(scenario: Scenario, setup: StorageSetup, options: { connections: number; seconds: number }): Promise<LoadFigures> {
-  const server = await startBenchServer(scenario.site, { database: setup.database, env: { SQLITE_SYNCHRONOUS: setup.synchronous } });
+export async function measureCreate(
+  scenario: Scenario,
+  setup: StorageSetup,
+  options: { connections: number; seconds: number },
+): Promise<LoadFigures> {
+  const server = await startBenchServer(scenario.site, {
+    database: setup.database,
+    env: { SQLITE_SYNCHRONOUS: setup.synchronous },
+  });
   try {
     const next = reflowStream(scenario);
     // Saturate the pool first: the measured creates queue behind work already running.
@@ -30,7 +37,10 @@ export async function measureCreate(scenario: Scenario, setup: StorageSetup, opt
       connections: options.connections,
       durationSeconds: options.seconds,
       method: 'POST',
-      build: () => ({ headers: mcpHeaders('tools/call', 'reflow_month'), body: mcpBody('tools/call', { name: 'reflow_month', arguments: next() }) }),
+      build: () => ({
+        headers: mcpHeaders('tools/call', 'reflow_month'),
+        body: mcpBody('tools/call', { name: 'reflow_month', arguments: next() }),
+      }),
       accept: (b) => b.includes('"resultType":"task"'),
     });
   } finally {

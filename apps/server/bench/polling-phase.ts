@@ -24,7 +24,10 @@ export interface PollingFigures {
  * served by an accept-only process (WORKERS=0), so the tasks polled as `working` stay queued and
  * no solver thread shares the two cores with the path being measured.
  */
-export async function measurePolling(scenario: Scenario, options: { connections: number; seconds: number }): Promise<PollingFigures> {
+export async function measurePolling(
+  scenario: Scenario,
+  options: { connections: number; seconds: number },
+): Promise<PollingFigures> {
   const solver = await startBenchServer(scenario.site, { database: 'file' });
   const { month, offline_rooms, from, to } = scenario;
   const big = await createReflowTask(solver.mcpUrl, { month, offline_rooms, from, to, dry_run: true });
@@ -39,7 +42,15 @@ export async function measurePolling(scenario: Scenario, options: { connections:
     const load = { url: server.mcpUrl, connections: options.connections, durationSeconds: options.seconds };
     const healthz = await runLoad({ ...load, url: `${server.baseUrl}/healthz`, accept: (b) => b.includes('"ok"') });
     const completedBody = mcpBody('tasks/get', { taskId: big.taskId });
-    const completedBytes = (await (await fetch(server.mcpUrl, { method: 'POST', headers: mcpHeaders('tasks/get', big.taskId), body: completedBody })).text()).length;
+    const completedBytes = (
+      await (
+        await fetch(server.mcpUrl, {
+          method: 'POST',
+          headers: mcpHeaders('tasks/get', big.taskId),
+          body: completedBody,
+        })
+      ).text()
+    ).length;
     const completed = await runLoad({
       ...load,
       method: 'POST',
@@ -47,12 +58,30 @@ export async function measurePolling(scenario: Scenario, options: { connections:
       body: completedBody,
       accept: (b) => b.includes('"status":"completed"'),
     });
-    const workingBytes = (await (await fetch(server.mcpUrl, { method: 'POST', headers: mcpHeaders('tasks/get', working[0]), body: mcpBody('tasks/get', { taskId: working[0] }) })).text()).length;
-    figures = { healthz, working: await pollWorking(server.mcpUrl, working, options), completed, completedBytes, workingBytes };
+    const workingBytes = (
+      await (
+        await fetch(server.mcpUrl, {
+          method: 'POST',
+          headers: mcpHeaders('tasks/get', working[0]),
+          body: mcpBody('tasks/get', { taskId: working[0] }),
+        })
+      ).text()
+    ).length;
+    figures = {
+      healthz,
+      working: await pollWorking(server.mcpUrl, working, options),
+      completed,
+      completedBytes,
+      workingBytes,
+    };
   } finally {
     await server.stop({ keepFiles: true });
   }
-  const viaSdk = await startBenchServer(scenario.site, { database: 'file', dir: solver.dir, env: { WORKERS: '0', MCP_FAST_TASKS_GET: 'false' } });
+  const viaSdk = await startBenchServer(scenario.site, {
+    database: 'file',
+    dir: solver.dir,
+    env: { WORKERS: '0', MCP_FAST_TASKS_GET: 'false' },
+  });
   try {
     return { ...figures, workingViaSdk: await pollWorking(viaSdk.mcpUrl, working, options) };
   } finally {
@@ -61,13 +90,20 @@ export async function measurePolling(scenario: Scenario, options: { connections:
 }
 
 /** A hundred waiting tasks, each poller asking about one after another of them. */
-function pollWorking(mcpUrl: string, taskIds: string[], options: { connections: number; seconds: number }): Promise<LoadFigures> {
+function pollWorking(
+  mcpUrl: string,
+  taskIds: string[],
+  options: { connections: number; seconds: number },
+): Promise<LoadFigures> {
   return runLoad({
     url: mcpUrl,
     connections: options.connections,
     durationSeconds: options.seconds,
     method: 'POST',
-    cycle: taskIds.map((taskId) => ({ headers: mcpHeaders('tasks/get', taskId), body: mcpBody('tasks/get', { taskId }) })),
+    cycle: taskIds.map((taskId) => ({
+      headers: mcpHeaders('tasks/get', taskId),
+      body: mcpBody('tasks/get', { taskId }),
+    })),
     accept: (b) => b.includes('"status":"working"'),
   });
 }

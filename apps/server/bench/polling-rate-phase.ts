@@ -36,12 +36,26 @@ function burst(scenario: Scenario, clients: number): ReflowArgs[] {
   }));
 }
 
-export async function measurePollingRate(scenario: Scenario, mode: PollingRateFigures['mode'], options: { clients: number; baseMs: number }): Promise<PollingRateFigures> {
-  const server = await startBenchServer(scenario.site, { database: 'file', env: { POLL_INTERVAL_MS: String(options.baseMs) } });
+export async function measurePollingRate(
+  scenario: Scenario,
+  mode: PollingRateFigures['mode'],
+  options: { clients: number; baseMs: number },
+): Promise<PollingRateFigures> {
+  const server = await startBenchServer(scenario.site, {
+    database: 'file',
+    env: { POLL_INTERVAL_MS: String(options.baseMs) },
+  });
   try {
     // Two finished reflows (one per worker) give the server its estimate of how long one takes, as on a server that has been up a while.
     const warmUp = { month: scenario.month, offline_rooms: scenario.offline_rooms, from: scenario.from, dry_run: true };
-    await Promise.all(['-20', '-21'].map(async (day) => waitTerminal(server.mcpUrl, (await createReflowTask(server.mcpUrl, { ...warmUp, to: `${scenario.month}${day}` })).taskId)));
+    await Promise.all(
+      ['-20', '-21'].map(async (day) =>
+        waitTerminal(
+          server.mcpUrl,
+          (await createReflowTask(server.mcpUrl, { ...warmUp, to: `${scenario.month}${day}` })).taskId,
+        ),
+      ),
+    );
     let polls = 0;
     const late: number[] = [];
     const started = Date.now();

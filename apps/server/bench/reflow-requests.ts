@@ -19,7 +19,13 @@ export function* distinctReflows(scenario: Scenario): Generator<ReflowArgs> {
     for (let first = 1; first + length - 1 <= days; first++)
       for (let a = 0; a < rooms.length; a++)
         for (let b = a + 1; b < rooms.length; b++)
-          yield { month: scenario.month, offline_rooms: [rooms[a]!, rooms[b]!], from: day(first), to: day(first + length - 1), dry_run: true };
+          yield {
+            month: scenario.month,
+            offline_rooms: [rooms[a]!, rooms[b]!],
+            from: day(first),
+            to: day(first + length - 1),
+            dry_run: true,
+          };
 }
 
 /** The same requests without end: after the last one, the first again (by then long finished). */

@@ -4,9 +4,13 @@ import { mcpCall } from '../harness/mcp-wire.ts';
 import type { ReflowArgs } from './reflow-requests.ts';
 
 /** tools/call reflow_month from a client that declares the tasks extension: the CreateTaskResult. */
-export async function createReflowTask(mcpUrl: string, args: ReflowArgs): Promise<{ taskId: string; pollIntervalMs: number }> {
+export async function createReflowTask(
+  mcpUrl: string,
+  args: ReflowArgs,
+): Promise<{ taskId: string; pollIntervalMs: number }> {
   const created = await mcpCall(mcpUrl, 'tools/call', { name: 'reflow_month', arguments: args }, 'reflow_month');
-  if (created.resultType !== 'task') throw new Error(`expected a task handle, got ${JSON.stringify(created).slice(0, 300)}`);
+  if (created.resultType !== 'task')
+    throw new Error(`expected a task handle, got ${JSON.stringify(created).slice(0, 300)}`);
   return created;
 }
 

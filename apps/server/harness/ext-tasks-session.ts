@@ -36,7 +36,11 @@ function createRawDispatch(transport: StreamableHTTPClientTransport): RawClientD
   transport.onmessage = ((message: any, extra?: any) => {
     const id = message?.id;
     if (typeof id === 'string' && pending.has(id) && !('method' in message)) {
-      pending.get(id)!.resolve('error' in message ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result });
+      pending
+        .get(id)!
+        .resolve(
+          'error' in message ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result },
+        );
       return;
     }
     clientHandler?.(message, extra);
@@ -62,7 +66,10 @@ function createRawDispatch(transport: StreamableHTTPClientTransport): RawClientD
       });
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => settle(() => reject(new Error(`raw ${String((request as any).method)} timed out after ${timeoutMs} ms`))), timeoutMs);
+      timer = setTimeout(
+        () => settle(() => reject(new Error(`raw ${String((request as any).method)} timed out after ${timeoutMs} ms`))),
+        timeoutMs,
+      );
       transport
         .send({ jsonrpc: '2.0', id, ...(request as object) } as never, {
           requestSignal: signal,
@@ -75,7 +82,10 @@ function createRawDispatch(transport: StreamableHTTPClientTransport): RawClientD
 }
 
 /** Connects the SDK Client (pinned to 2026-07-28) and wraps it in an ext-tasks session. */
-export async function connectExtTasksSession(mcpUrl: string, opts: { fetch?: typeof fetch } = {}): Promise<ExtTasksConnection> {
+export async function connectExtTasksSession(
+  mcpUrl: string,
+  opts: { fetch?: typeof fetch } = {},
+): Promise<ExtTasksConnection> {
   const clientInfo = { name: 'reflow-ext-tasks-e2e', version: '0.0.0' };
   const clientCapabilities = {};
   const client = new Client(clientInfo, {

@@ -31,7 +31,8 @@ export function mcpBody(
       ...params,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-        'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? (options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
+        'io.modelcontextprotocol/clientCapabilities':
+          options.capabilities ?? (options.tasks === false ? {} : { extensions: { [TASKS_EXTENSION]: {} } }),
       },
     },
   });
@@ -52,9 +53,21 @@ export function parseMcpBody(text: string): { result?: any; error?: any } | unde
 }
 
 /** Sends one request and returns its JSON-RPC result, throwing on an error answer. */
-export async function mcpCall(mcpUrl: string, method: string, params: Record<string, unknown>, name?: string): Promise<any> {
-  const response = await fetch(mcpUrl, { method: 'POST', headers: mcpHeaders(method, name), body: mcpBody(method, params) });
+export async function mcpCall(
+  mcpUrl: string,
+  method: string,
+  params: Record<string, unknown>,
+  name?: string,
+): Promise<any> {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: mcpHeaders(method, name),
+    body: mcpBody(method, params),
+  });
   const body = parseMcpBody(await response.text());
-  if (!body || body.error) throw new Error(`${method} failed (HTTP ${response.status}): ${JSON.stringify(body?.error ?? 'unparsable answer')}`);
+  if (!body || body.error)
+    throw new Error(
+      `${method} failed (HTTP ${response.status}): ${JSON.stringify(body?.error ?? 'unparsable answer')}`,
+    );
   return body.result;
 }

@@ -38,13 +38,27 @@ export class ServerExitedEarly extends Error {
  * Starts the server the way a person does: `npm start` (or, with `direct`, the same entry through
  * node --import tsx, which skips npm's own start-up cost) on `databasePath`, on a free port.
  */
-export async function startServerProcess(databasePath: string, env: Record<string, string> = {}, direct = false): Promise<ServerProcess> {
-  const [command, args] = direct ? [process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts']] : ['npm', ['start', '--silent']];
+export async function startServerProcess(
+  databasePath: string,
+  env: Record<string, string> = {},
+  direct = false,
+): Promise<ServerProcess> {
+  const [command, args] = direct
+    ? [process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts']]
+    : ['npm', ['start', '--silent']];
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, WORKERS: '2', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_PATH: databasePath,
+      WORKERS: '2',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
   });
   // Only a tail is kept: a long run at LOG_LEVEL=info writes two lines per request.
   let out = '';
@@ -118,7 +132,10 @@ export async function startServerProcess(databasePath: string, env: Record<strin
       // then exits with the server's own exit code.
       process.kill(pid, 'SIGTERM');
       const timer = new AbortController();
-      const how = await Promise.race([exited, sleep(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled')]);
+      const how = await Promise.race([
+        exited,
+        sleep(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'cancelled'),
+      ]);
       timer.abort();
       if (how === 'timeout') {
         group('SIGKILL');

@@ -14,10 +14,22 @@ export async function runBackgroundClient(ctx: TrafficContext, rng: Rng): Promis
   while (trafficOpen(ctx)) {
     const args = randomReflowArgs(rng, ctx.site);
     ctx.stats.count('reflow_month (background:true)');
-    const started = await rpc(ctx.mcpUrl, ctx.stats, 'tools/call', { name: 'reflow_month', arguments: { ...args, background: true } }, { tasks: false, latency: 'background call' });
+    const started = await rpc(
+      ctx.mcpUrl,
+      ctx.stats,
+      'tools/call',
+      { name: 'reflow_month', arguments: { ...args, background: true } },
+      { tasks: false, latency: 'background call' },
+    );
     const handle = started?.result?.structuredContent?.background;
     if (!handle?.taskId) {
-      if (started) ctx.stats.error('tools/call background', 'background call answered without a task id', false, JSON.stringify(started.error ?? started.result));
+      if (started)
+        ctx.stats.error(
+          'tools/call background',
+          'background call answered without a task id',
+          false,
+          JSON.stringify(started.error ?? started.result),
+        );
       await think(rng, 1_000);
       continue;
     }
@@ -27,7 +39,12 @@ export async function runBackgroundClient(ctx: TrafficContext, rng: Rng): Promis
   }
 }
 
-async function followWithStatusTool(ctx: TrafficContext, taskId: string, firstInterval: unknown, cancel: boolean): Promise<void> {
+async function followWithStatusTool(
+  ctx: TrafficContext,
+  taskId: string,
+  firstInterval: unknown,
+  cancel: boolean,
+): Promise<void> {
   const giveUpAt = Date.now() + ctx.taskWaitMs;
   let interval = pollDelay(ctx, firstInterval);
   while (Date.now() < giveUpAt) {
@@ -35,14 +52,33 @@ async function followWithStatusTool(ctx: TrafficContext, taskId: string, firstIn
     if (cancel) {
       cancel = false;
       ctx.stats.count('reflow_cancel');
-      const ack = await rpc(ctx.mcpUrl, ctx.stats, 'tools/call', { name: 'reflow_cancel', arguments: { taskId } }, { tasks: false });
-      if (ack?.error || ack?.result?.isError) ctx.stats.error('reflow_cancel', 'reflow_cancel failed', false, JSON.stringify(ack.error ?? ack.result));
+      const ack = await rpc(
+        ctx.mcpUrl,
+        ctx.stats,
+        'tools/call',
+        { name: 'reflow_cancel', arguments: { taskId } },
+        { tasks: false },
+      );
+      if (ack?.error || ack?.result?.isError)
+        ctx.stats.error('reflow_cancel', 'reflow_cancel failed', false, JSON.stringify(ack.error ?? ack.result));
     }
     ctx.stats.count('reflow_status');
-    const status = await rpc(ctx.mcpUrl, ctx.stats, 'tools/call', { name: 'reflow_status', arguments: { taskId } }, { tasks: false, latency: 'reflow_status' });
+    const status = await rpc(
+      ctx.mcpUrl,
+      ctx.stats,
+      'tools/call',
+      { name: 'reflow_status', arguments: { taskId } },
+      { tasks: false, latency: 'reflow_status' },
+    );
     const view = status?.result?.structuredContent;
     if (status?.error || status?.result?.isError || !view) {
-      if (status) ctx.stats.error('reflow_status', 'reflow_status failed', false, `${taskId}: ${JSON.stringify(status.error ?? status.result)}`);
+      if (status)
+        ctx.stats.error(
+          'reflow_status',
+          'reflow_status failed',
+          false,
+          `${taskId}: ${JSON.stringify(status.error ?? status.result)}`,
+        );
       continue;
     }
     if (TERMINAL.includes(view.status)) {

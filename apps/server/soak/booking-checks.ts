@@ -41,13 +41,21 @@ export interface BookingFacts {
   checks: CheckResult[];
 }
 
-export function checkBookings(databasePath: string, initial: Map<string, BookingState>, edits: BookingEdit[]): BookingFacts {
+export function checkBookings(
+  databasePath: string,
+  initial: Map<string, BookingState>,
+  edits: BookingEdit[],
+): BookingFacts {
   const now = readBookings(databasePath);
   const { moves, unresolved, unresolvedRows } = peek(databasePath, (db) => ({
     moves: db
-      .prepare('SELECT booking_id AS bookingId, from_room AS fromRoom, to_room AS toRoom, from_start AS fromStart, to_start AS toStart FROM reflow_moves ORDER BY id')
+      .prepare(
+        'SELECT booking_id AS bookingId, from_room AS fromRoom, to_room AS toRoom, from_start AS fromStart, to_start AS toStart FROM reflow_moves ORDER BY id',
+      )
       .all() as MoveRow[],
-    unresolved: new Set(db.prepare("SELECT DISTINCT booking_id FROM reflow_unresolved WHERE code <> 'changed'").pluck().all() as string[]),
+    unresolved: new Set(
+      db.prepare("SELECT DISTINCT booking_id FROM reflow_unresolved WHERE code <> 'changed'").pluck().all() as string[],
+    ),
     unresolvedRows: db.prepare('SELECT count(*) FROM reflow_unresolved').pluck().get() as number,
   }));
   const overlaps = findOverlaps([...now.values()]);
@@ -63,13 +71,19 @@ export function checkBookings(databasePath: string, initial: Map<string, Booking
       if (problem) problems.push(`${id}: ${problem}`);
     }
   }
-  const needsRebooking = [...now.values()].filter((b) => b.status === 'needs_rebooking' && initial.get(b.id)?.status !== 'needs_rebooking').length;
+  const needsRebooking = [...now.values()].filter(
+    (b) => b.status === 'needs_rebooking' && initial.get(b.id)?.status !== 'needs_rebooking',
+  ).length;
   return {
     moves: moves.length,
     unresolvedRows,
     needsRebooking,
     checks: [
-      check('no overlapping confirmed bookings', overlaps.length === 0, `${now.size} bookings; ${overlaps.length} overlaps${overlaps.length ? `: ${overlaps.slice(0, 2).join('; ')}` : ''}`),
+      check(
+        'no overlapping confirmed bookings',
+        overlaps.length === 0,
+        `${now.size} bookings; ${overlaps.length} overlaps${overlaps.length ? `: ${overlaps.slice(0, 2).join('; ')}` : ''}`,
+      ),
       check(
         'audit matches the bookings',
         problems.length === 0,
@@ -80,7 +94,13 @@ export function checkBookings(databasePath: string, initial: Map<string, Booking
 }
 
 /** Replays one booking's history; undefined when it lands on the booking as it is now, else what went wrong. */
-function replay(before: BookingState, after: BookingState, moves: MoveRow[], edits: BookingEdit[], unresolvedByReflow: boolean): string | undefined {
+function replay(
+  before: BookingState,
+  after: BookingState,
+  moves: MoveRow[],
+  edits: BookingEdit[],
+  unresolvedByReflow: boolean,
+): string | undefined {
   const rebooked = after.status === 'needs_rebooking' && before.status !== 'needs_rebooking';
   const bumps = after.version - before.version;
   if (bumps !== moves.length + edits.length + (rebooked ? 1 : 0))
@@ -93,16 +113,19 @@ function replay(before: BookingState, after: BookingState, moves: MoveRow[], edi
     const edit = editAt.get(v);
     const move = moves[nextMove];
     if (edit) {
-      if (edit.from.roomId !== pos.roomId || edit.from.startAt !== pos.startAt || edit.from.status !== pos.status) return `edit v${v} started from ${fmt(edit.from)}, booking was ${fmt(pos)}`;
+      if (edit.from.roomId !== pos.roomId || edit.from.startAt !== pos.startAt || edit.from.status !== pos.status)
+        return `edit v${v} started from ${fmt(edit.from)}, booking was ${fmt(pos)}`;
       Object.assign(pos, edit.to);
     } else if (move) {
-      if (move.fromRoom !== pos.roomId || move.fromStart !== pos.startAt || pos.status !== 'confirmed') return `move ${nextMove + 1} from ${move.fromRoom}@${iso(move.fromStart)}, booking was ${fmt(pos)}`;
+      if (move.fromRoom !== pos.roomId || move.fromStart !== pos.startAt || pos.status !== 'confirmed')
+        return `move ${nextMove + 1} from ${move.fromRoom}@${iso(move.fromStart)}, booking was ${fmt(pos)}`;
       Object.assign(pos, { roomId: move.toRoom, startAt: move.toStart });
       nextMove++;
     } else if (rebooked && v === after.version) pos.status = 'needs_rebooking';
     else return `nothing explains version ${v}`;
   }
-  if (pos.roomId !== after.roomId || pos.startAt !== after.startAt || pos.status !== after.status) return `replay ends at ${fmt(pos)}, table says ${fmt(after)}`;
+  if (pos.roomId !== after.roomId || pos.startAt !== after.startAt || pos.status !== after.status)
+    return `replay ends at ${fmt(pos)}, table says ${fmt(after)}`;
   if (after.endAt - after.startAt !== before.endAt - before.startAt) return 'its length changed';
   return undefined;
 }

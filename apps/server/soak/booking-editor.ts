@@ -33,7 +33,8 @@ export class BookingEditor {
   ) {
     this.#connection = openDatabase(databasePath);
     this.#queries = queriesFor(this.#connection);
-    for (const room of this.#queries.site.listRooms()) this.#hours.set(room.id, { opens: room.opensAt, closes: room.closesAt });
+    for (const room of this.#queries.site.listRooms())
+      this.#hours.set(room.id, { opens: room.opensAt, closes: room.closesAt });
   }
 
   /** Edits until `stopAt`, pausing 0–2×`everyMs` between edits. */
@@ -49,7 +50,12 @@ export class BookingEditor {
       // A random room and a few days of the month: a small read while holding the write lock.
       const from = rng.int(this.monthRange.from, this.monthRange.to - 3 * DAY_MS);
       const roomId = rng.pick([...this.#hours.keys()]);
-      const confirmed = this.#queries.bookings.overlapping({ from, to: from + 3 * DAY_MS, roomIds: [roomId], statuses: ['confirmed'] });
+      const confirmed = this.#queries.bookings.overlapping({
+        from,
+        to: from + 3 * DAY_MS,
+        roomIds: [roomId],
+        statuses: ['confirmed'],
+      });
       if (!confirmed.length) return undefined;
       const booking = rng.pick(confirmed);
       return rng.chance(0.3) ? this.#cancel(booking) : this.#move(booking, rng);
@@ -64,7 +70,13 @@ export class BookingEditor {
 
   #cancel(b: BookingRow): BookingEdit | undefined {
     if (!this.#queries.bookings.setStatus(b.id, b.version, 'cancelled')) return undefined;
-    return { bookingId: b.id, kind: 'cancel', version: b.version + 1, from: position(b), to: { ...position(b), status: 'cancelled' } };
+    return {
+      bookingId: b.id,
+      kind: 'cancel',
+      version: b.version + 1,
+      from: position(b),
+      to: { ...position(b), status: 'cancelled' },
+    };
   }
 
   #move(b: BookingRow, rng: Rng): BookingEdit | undefined {
@@ -74,8 +86,15 @@ export class BookingEditor {
       const startAt = b.startAt + shift * 60_000;
       if (startAt < opens || startAt + length > closes) continue;
       if (this.#queries.bookings.firstConflict(b.roomId, startAt, startAt + length, [b.id])) continue;
-      if (!this.#queries.bookings.move(b.id, b.version, { roomId: b.roomId, startAt, endAt: startAt + length })) return undefined;
-      return { bookingId: b.id, kind: 'move', version: b.version + 1, from: position(b), to: { roomId: b.roomId, startAt, status: b.status } };
+      if (!this.#queries.bookings.move(b.id, b.version, { roomId: b.roomId, startAt, endAt: startAt + length }))
+        return undefined;
+      return {
+        bookingId: b.id,
+        kind: 'move',
+        version: b.version + 1,
+        from: position(b),
+        to: { roomId: b.roomId, startAt, status: b.status },
+      };
     }
     return undefined;
   }

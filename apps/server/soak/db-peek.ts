@@ -12,11 +12,18 @@ export interface TableSizes {
 
 export function tableSizes(databasePath: string, now = Date.now()): TableSizes {
   return peek(databasePath, (db) => {
-    const one = (sql: string, ...args: unknown[]) => (db.prepare(sql).pluck().get(...args) as number) ?? 0;
+    const one = (sql: string, ...args: unknown[]) =>
+      (db
+        .prepare(sql)
+        .pluck()
+        .get(...args) as number) ?? 0;
     return {
       tasks: one('SELECT count(*) FROM tasks'),
       expired: one('SELECT count(*) FROM expired_tasks'),
-      unfinished: one("SELECT count(*) FROM tasks WHERE status IN ('working', 'input_required') AND expires_at > ?", now),
+      unfinished: one(
+        "SELECT count(*) FROM tasks WHERE status IN ('working', 'input_required') AND expires_at > ?",
+        now,
+      ),
       queued: one("SELECT count(*) FROM tasks WHERE status = 'working' AND claimed_by IS NULL AND expires_at > ?", now),
     };
   });

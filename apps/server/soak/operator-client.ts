@@ -18,10 +18,19 @@ export async function runOperator(ctx: TrafficContext, rng: Rng, everyMs: number
   }
 }
 
-async function rest(ctx: TrafficContext, method: string, path: string, label: string): Promise<{ status: number; body: any } | undefined> {
+async function rest(
+  ctx: TrafficContext,
+  method: string,
+  path: string,
+  label: string,
+): Promise<{ status: number; body: any } | undefined> {
   const started = performance.now();
   try {
-    const res = await fetch(`${ctx.baseUrl}${path}`, { method, headers: method === 'POST' ? { 'content-type': 'application/json' } : {}, body: method === 'POST' ? '{}' : undefined });
+    const res = await fetch(`${ctx.baseUrl}${path}`, {
+      method,
+      headers: method === 'POST' ? { 'content-type': 'application/json' } : {},
+      body: method === 'POST' ? '{}' : undefined,
+    });
     const text = await res.text();
     ctx.stats.status(res.status);
     ctx.stats.latency(label, performance.now() - started);
@@ -31,7 +40,8 @@ async function rest(ctx: TrafficContext, method: string, path: string, label: st
     } catch {
       body = text;
     }
-    if (res.status !== 200 && res.status !== 409) ctx.stats.error(label, `${method} ${path.split('?')[0]!.replace(/tsk_\w+/, ':id')} → ${res.status}`, false, text);
+    if (res.status !== 200 && res.status !== 409)
+      ctx.stats.error(label, `${method} ${path.split('?')[0]!.replace(/tsk_\w+/, ':id')} → ${res.status}`, false, text);
     return { status: res.status, body };
   } catch (error) {
     ctx.stats.status('network error');

@@ -14,10 +14,17 @@ export async function runRawTaskClient(ctx: TrafficContext, rng: Rng): Promise<v
   while (trafficOpen(ctx)) {
     const args = randomReflowArgs(rng, ctx.site);
     ctx.stats.count('reflow_month (tasks, raw)');
-    const created = await rpc(ctx.mcpUrl, ctx.stats, 'tools/call', { name: 'reflow_month', arguments: args }, { tasks: true, latency: 'create' });
+    const created = await rpc(
+      ctx.mcpUrl,
+      ctx.stats,
+      'tools/call',
+      { name: 'reflow_month', arguments: args },
+      { tasks: true, latency: 'create' },
+    );
     const task = created?.result;
     if (created?.error || task?.resultType !== 'task' || typeof task.taskId !== 'string') {
-      if (created && !created.error) ctx.stats.error('tools/call', 'reflow_month answered without a task', false, JSON.stringify(created.result));
+      if (created && !created.error)
+        ctx.stats.error('tools/call', 'reflow_month answered without a task', false, JSON.stringify(created.result));
       if (created?.error) ctx.stats.error('tools/call', `${created.error.code} ${created.error.message}`, false);
       await think(rng, 1_000);
       continue;
@@ -29,7 +36,12 @@ export async function runRawTaskClient(ctx: TrafficContext, rng: Rng): Promise<v
 }
 
 /** Polls tasks/get until the task ends (or the client gives up), cancelling it after `cancelAfterMs` if given. */
-async function followTask(ctx: TrafficContext, taskId: string, firstInterval: unknown, cancelAfterMs?: number): Promise<void> {
+async function followTask(
+  ctx: TrafficContext,
+  taskId: string,
+  firstInterval: unknown,
+  cancelAfterMs?: number,
+): Promise<void> {
   const started = Date.now();
   const giveUpAt = started + ctx.taskWaitMs;
   let interval = pollDelay(ctx, firstInterval);
@@ -39,7 +51,13 @@ async function followTask(ctx: TrafficContext, taskId: string, firstInterval: un
     if (!cancelled && Date.now() >= started + cancelAfterMs!) {
       cancelled = true;
       ctx.stats.count('tasks/cancel (raw)');
-      const ack = await rpc(ctx.mcpUrl, ctx.stats, 'tasks/cancel', { taskId }, { tasks: true, latency: 'tasks/cancel' });
+      const ack = await rpc(
+        ctx.mcpUrl,
+        ctx.stats,
+        'tasks/cancel',
+        { taskId },
+        { tasks: true, latency: 'tasks/cancel' },
+      );
       if (ack?.error) ctx.stats.error('tasks/cancel', `${ack.error.code} ${ack.error.message}`, false);
     }
     ctx.stats.count('tasks/get (raw)');

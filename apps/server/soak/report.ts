@@ -25,7 +25,9 @@ export function formatReport(d: ReportData): string {
   lines.push(`HTTP statuses: ${list(s.statuses)}`);
   lines.push(`Expected errors: ${list(s.expectedErrors) || 'none'}`);
   lines.push(`Unexpected errors: ${list(s.unexpectedErrors) || 'none'}`);
-  lines.push(`Tasks: ${d.tasksReceived} ids received by clients (${d.dedupeHits} dedupe hits); rows at the end: ${list(d.byStatus)}`);
+  lines.push(
+    `Tasks: ${d.tasksReceived} ids received by clients (${d.dedupeHits} dedupe hits); rows at the end: ${list(d.byStatus)}`,
+  );
   lines.push(`Bookings: ${d.bookings}`);
   const lat = (kind: string, label = kind) => {
     const p50 = s.percentile(kind, 50);
@@ -48,7 +50,11 @@ export function formatReport(d: ReportData): string {
   lines.push('Checks:');
   for (const c of d.checks) lines.push(`  ${c.pass ? 'PASS' : 'FAIL'} ${c.name}: ${c.detail}`);
   const failed = d.checks.filter((c) => !c.pass).length;
-  lines.push(failed ? `RESULT: FAIL (${failed} of ${d.checks.length} checks failed)` : `RESULT: PASS (${d.checks.length} checks)`);
+  lines.push(
+    failed
+      ? `RESULT: FAIL (${failed} of ${d.checks.length} checks failed)`
+      : `RESULT: PASS (${d.checks.length} checks)`,
+  );
   return lines.join('\n');
 }
 

@@ -16,14 +16,19 @@ export const MB = 1024 * 1024;
 export function thirds(samples: Sample[], trafficSeconds: number): [Sample[], Sample[], Sample[]] {
   const during = samples.filter((s) => s.t <= trafficSeconds + 0.5);
   const third = trafficSeconds / 3;
-  return [during.filter((s) => s.t < third), during.filter((s) => s.t >= third && s.t < 2 * third), during.filter((s) => s.t >= 2 * third)];
+  return [
+    during.filter((s) => s.t < third),
+    during.filter((s) => s.t >= third && s.t < 2 * third),
+    during.filter((s) => s.t >= 2 * third),
+  ];
 }
 
 export function checkRss(samples: Sample[], trafficSeconds: number): { slopeMbPerMin: number; result: CheckResult } {
   const [, middle, last] = thirds(samples, trafficSeconds);
   const after = [...middle, ...last];
   const slopeMbPerMin = slope(after.map((s) => [s.t / 60, s.rssMb]));
-  if (!middle.length || !last.length) return { slopeMbPerMin, result: check('RSS flat after warm-up', false, 'too few samples') };
+  if (!middle.length || !last.length)
+    return { slopeMbPerMin, result: check('RSS flat after warm-up', false, 'too few samples') };
   const m = mean(middle.map((s) => s.rssMb));
   const l = mean(last.map((s) => s.rssMb));
   return {
@@ -54,8 +59,14 @@ export function checkSweeper(databasePath: string, ttlMs: number, samples: Sampl
   const now = Date.now();
   const { stale, rows, recent } = peek(databasePath, (db) => ({
     rows: db.prepare('SELECT count(*) FROM tasks').pluck().get() as number,
-    stale: db.prepare('SELECT count(*) FROM tasks WHERE created_at < ?').pluck().get(now - ttlMs - SWEEP_SLACK_MS) as number,
-    recent: db.prepare('SELECT count(*) FROM tasks WHERE created_at >= ?').pluck().get(now - ttlMs - SWEEP_SLACK_MS) as number,
+    stale: db
+      .prepare('SELECT count(*) FROM tasks WHERE created_at < ?')
+      .pluck()
+      .get(now - ttlMs - SWEEP_SLACK_MS) as number,
+    recent: db
+      .prepare('SELECT count(*) FROM tasks WHERE created_at >= ?')
+      .pluck()
+      .get(now - ttlMs - SWEEP_SLACK_MS) as number,
   }));
   const firstTombstones = samples[0]?.expired ?? 0;
   const lastTombstones = samples.at(-1)?.expired ?? 0;

@@ -36,7 +36,13 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
   const ttlMs = o.ttlMs ?? defaultTtlMs(o.minutes);
   const progress = o.onProgress ?? (() => {});
   const site = writeSoakSite(o.seed);
-  const env = { SEED_FILE: site.seedFile, WORKERS: '2', LOG_LEVEL: 'info', TASK_TTL_MS: String(ttlMs), POLL_INTERVAL_MS: String(o.serverPollMs) };
+  const env = {
+    SEED_FILE: site.seedFile,
+    WORKERS: '2',
+    LOG_LEVEL: 'info',
+    TASK_TTL_MS: String(ttlMs),
+    POLL_INTERVAL_MS: String(o.serverPollMs),
+  };
   const server = await startServerProcess(site.databasePath, env, true).catch((error) => {
     rmSync(site.dir, { recursive: true, force: true });
     throw error;
@@ -46,7 +52,10 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
   try {
     const initial = readBookings(site.databasePath);
     const monthStart = DateTime.fromISO(`${site.month}-01`, { zone: site.timezone });
-    editor = new BookingEditor(site.databasePath, site.timezone, { from: monthStart.toMillis(), to: monthStart.plus({ months: 1 }).toMillis() });
+    editor = new BookingEditor(site.databasePath, site.timezone, {
+      from: monthStart.toMillis(),
+      to: monthStart.plus({ months: 1 }).toMillis(),
+    });
     const stats = new TrafficStats();
     const ledger = new TaskLedger();
     const startedAt = Date.now();
@@ -55,12 +64,23 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
     const baseUrl = new URL(server.mcpUrl).origin;
     const sampler = new Sampler(server.pid, site.databasePath, baseUrl, startedAt);
     sampler.start(o.sampleEveryMs);
-    const ctx = { mcpUrl: server.mcpUrl, baseUrl, site, stats, ledger, stopAt, taskWaitMs: Math.min(ttlMs, 90_000), pollMs: o.pollMs };
+    const ctx = {
+      mcpUrl: server.mcpUrl,
+      baseUrl,
+      site,
+      stats,
+      ledger,
+      stopAt,
+      taskWaitMs: Math.min(ttlMs, 90_000),
+      pollMs: o.pollMs,
+    };
     const traffic = startTraffic(ctx, o);
     const editing = editor.run(createRng(o.seed ^ 0xed17), o.editEveryMs, stopAt);
     const ticker = setInterval(() => {
       const last = sampler.samples.at(-1);
-      progress(`soak ${((Date.now() - startedAt) / 60_000).toFixed(1)}/${o.minutes} min: ${ledger.entries.size} tasks, ${editor!.edits.length} edits, RSS ${last?.rssMb.toFixed(0)} MB, queue ${last?.queued}`);
+      progress(
+        `soak ${((Date.now() - startedAt) / 60_000).toFixed(1)}/${o.minutes} min: ${ledger.entries.size} tasks, ${editor!.edits.length} edits, RSS ${last?.rssMb.toFixed(0)} MB, queue ${last?.queued}`,
+      );
     }, 30_000);
     await Promise.all([traffic.done, editing]).finally(() => clearInterval(ticker));
 
@@ -73,7 +93,15 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
     const bookings = checkBookings(site.databasePath, initial, editor.edits);
     const rss = checkRss(sampler.samples, trafficMs / 1000);
     const checks = [
-      check('server stayed up', !server.dead && drained, server.dead ? `server exited: ${server.output().slice(-500)}` : drained ? `pid ${server.pid} up throughout; queue drained` : `tasks still working ${DRAIN_MS / 1000} s after the traffic stopped`),
+      check(
+        'server stayed up',
+        !server.dead && drained,
+        server.dead
+          ? `server exited: ${server.output().slice(-500)}`
+          : drained
+            ? `pid ${server.pid} up throughout; queue drained`
+            : `tasks still working ${DRAIN_MS / 1000} s after the traffic stopped`,
+      ),
       ...tasks.checks,
       ...checkTraffic(stats, server5xx(metrics)),
       ...bookings.checks,
@@ -99,7 +127,12 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
       checks,
       serverExit,
     });
-    if (checks.some((c) => !c.pass)) return { passed: false, report: `${report}\n--- server output (tail) ---\n${server.output().slice(-2_000)}`, checks };
+    if (checks.some((c) => !c.pass))
+      return {
+        passed: false,
+        report: `${report}\n--- server output (tail) ---\n${server.output().slice(-2_000)}`,
+        checks,
+      };
     return { passed: true, report, checks };
   } finally {
     editor?.close();

@@ -41,24 +41,34 @@ async function oneCall(ctx: TrafficContext, conn: ExtTasksConnection, rng: Rng):
     ctx.ledger.received(taskId, 'sdk', args.dry_run === true);
     let cancel: NodeJS.Timeout | undefined;
     if (rng.chance(CANCEL_SHARE)) {
-      cancel = setTimeout(() => {
-        ctx.stats.count('tasks/cancel (official client)');
-        execution.cancel().catch((error) => ctx.stats.error('tasks/cancel', 'official client cancel failed', false, String(error)));
-      }, rng.int(50, 3_000));
+      cancel = setTimeout(
+        () => {
+          ctx.stats.count('tasks/cancel (official client)');
+          execution
+            .cancel()
+            .catch((error) => ctx.stats.error('tasks/cancel', 'official client cancel failed', false, String(error)));
+        },
+        rng.int(50, 3_000),
+      );
     }
     const { outcome } = await execution.settle({ signal: giveUp });
     clearTimeout(cancel);
     ctx.ledger.saw(taskId, outcome.status);
     if (outcome.status === 'failed') ctx.stats.count('official client: task failed');
   } catch (error) {
-    ctx.stats.error('official client', giveUp.aborted ? 'official client gave up waiting for its task' : 'official client call failed', false, describe(error));
+    ctx.stats.error(
+      'official client',
+      giveUp.aborted ? 'official client gave up waiting for its task' : 'official client call failed',
+      false,
+      describe(error),
+    );
   }
 }
 
 /** fetch that counts each response's status and times it under the request's Mcp-Method. */
 function countingFetch(stats: TrafficStats): typeof fetch {
   return async (input, init) => {
-    const method = new Headers(init?.headers).get('mcp-method') ?? (init?.method ?? 'GET');
+    const method = new Headers(init?.headers).get('mcp-method') ?? init?.method ?? 'GET';
     const started = performance.now();
     try {
       const res = await fetch(input, init);

@@ -27,10 +27,20 @@ export async function checkTasks(databasePath: string, mcpUrl: string, ledger: T
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const marks = chunk.map(() => '?').join(',');
-      for (const r of db.prepare(`SELECT id, status, expires_at FROM tasks WHERE id IN (${marks})`).all(...chunk) as Row[]) rows.set(r.id, r);
-      for (const id of db.prepare(`SELECT id FROM expired_tasks WHERE id IN (${marks})`).pluck().all(...chunk) as string[]) tombstones.add(id);
+      for (const r of db
+        .prepare(`SELECT id, status, expires_at FROM tasks WHERE id IN (${marks})`)
+        .all(...chunk) as Row[])
+        rows.set(r.id, r);
+      for (const id of db
+        .prepare(`SELECT id FROM expired_tasks WHERE id IN (${marks})`)
+        .pluck()
+        .all(...chunk) as string[])
+        tombstones.add(id);
     }
-    const allStatuses = db.prepare('SELECT status, count(*) AS n FROM tasks GROUP BY status').all() as { status: string; n: number }[];
+    const allStatuses = db.prepare('SELECT status, count(*) AS n FROM tasks GROUP BY status').all() as {
+      status: string;
+      n: number;
+    }[];
     return { rows, tombstones, allStatuses };
   });
 
@@ -69,7 +79,8 @@ async function askEach(mcpUrl: string, rows: Row[]): Promise<string[]> {
     Array.from({ length: 4 }, async () => {
       for (let row = queue.pop(); row; row = queue.pop()) {
         const got = await rpc(mcpUrl, stats, 'tasks/get', { taskId: row.id }, { tasks: true });
-        if (got?.result?.status !== row.status) wrong.push(`${row.id} (${got?.error?.message ?? got?.result?.status ?? 'no answer'} vs ${row.status})`);
+        if (got?.result?.status !== row.status)
+          wrong.push(`${row.id} (${got?.error?.message ?? got?.result?.status ?? 'no answer'} vs ${row.status})`);
       }
     }),
   );

@@ -15,7 +15,9 @@ export function checkTraffic(stats: TrafficStats, serverCounted5xx: number): Che
     check(
       'no unexpected JSON-RPC/tool errors',
       unexpected.length === 0,
-      unexpected.length ? `${unexpected.slice(0, 3).join('; ')}${stats.samples[0] ? ` — e.g. ${stats.samples[0].what}: ${stats.samples[0].detail}` : ''}` : 'none',
+      unexpected.length
+        ? `${unexpected.slice(0, 3).join('; ')}${stats.samples[0] ? ` — e.g. ${stats.samples[0].what}: ${stats.samples[0].detail}` : ''}`
+        : 'none',
     ),
   ];
 }

@@ -17,11 +17,17 @@ import type { Services } from './services.ts';
 export const VERSION = '0.1.0';
 
 /** The application: routes over already-created services. Tests build it the same way the server does. */
-export async function buildApp(config: Config, services: Services, logger: PinoLogger, tokens: TokenTable = loadTokenTable(config)): Promise<FastifyInstance> {
+export async function buildApp(
+  config: Config,
+  services: Services,
+  logger: PinoLogger,
+  tokens: TokenTable = loadTokenTable(config),
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
-    genReqId: (req) => (typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID()),
+    genReqId: (req) =>
+      typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID(),
     requestIdHeader: false,
     logController: new RequestLogController(),
   });
@@ -49,6 +55,12 @@ export async function buildApp(config: Config, services: Services, logger: PinoL
   await app.register(healthRoutes, { services });
   await app.register(apiRoutes, { prefix: '/api', services });
   await app.register(uiRoutes);
-  await app.register(mcpRoutes, { services, version: VERSION, bodyLimit: config.BODY_LIMIT_BYTES, limits, fastTasksGet: config.MCP_FAST_TASKS_GET });
+  await app.register(mcpRoutes, {
+    services,
+    version: VERSION,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    limits,
+    fastTasksGet: config.MCP_FAST_TASKS_GET,
+  });
   return app;
 }

@@ -38,7 +38,10 @@ export const configSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .optional()
-    .refine((v) => !v || v.split(',').every((o) => !o.trim() || URL.canParse(o.trim())), 'each origin must be a URL such as https://console.example.com'),
+    .refine(
+      (v) => !v || v.split(',').every((o) => !o.trim() || URL.canParse(o.trim())),
+      'each origin must be a URL such as https://console.example.com',
+    ),
   /** Task creation per principal: a bucket of this many, refilled at TASK_RATE_PER_MINUTE. */
   TASK_RATE_BURST: int(10, 1),
   TASK_RATE_PER_MINUTE: int(30, 1),
@@ -50,7 +53,10 @@ export const configSchema = z.object({
   /** Answers plain tasks/get polls without building a per-request MCP server; false only to compare (bench:tasks). */
   MCP_FAST_TASKS_GET: z.stringbool().default(true),
   /** Registers the official MCP conformance suite's fixture tools (greet, slow_compute, …) too. Test use only. */
-  MCP_CONFORMANCE_FIXTURES: z.enum(['0', '1', 'false', 'true']).default('0').transform((v) => v === '1' || v === 'true'),
+  MCP_CONFORMANCE_FIXTURES: z
+    .enum(['0', '1', 'false', 'true'])
+    .default('0')
+    .transform((v) => v === '1' || v === 'true'),
   /** Heap limit of each worker thread (MB); one that runs out fails or retries its task and is replaced. */
   WORKER_MAX_MEMORY_MB: int(1024, 16),
   /**

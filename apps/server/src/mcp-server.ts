@@ -1,4 +1,9 @@
-import { McpServer, MissingRequiredClientCapabilityError, ProtocolError, type McpRequestContext } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
 import {
   listBookings,
@@ -10,7 +15,11 @@ import {
 } from '@reflow/reflow';
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
-import { FIXTURE_CAPABILITY_NEEDS, registerConformanceFixtures, requireDeclaredCapabilities } from './conformance/index.ts';
+import {
+  FIXTURE_CAPABILITY_NEEDS,
+  registerConformanceFixtures,
+  requireDeclaredCapabilities,
+} from './conformance/index.ts';
 import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
 import { callerOf } from './auth/principal-auth-info.ts';
 import type { Services } from './services.ts';
@@ -20,7 +29,7 @@ import { registerTaskStatusTools } from './tools/task-status-tools.ts';
 
 const REFLOW_DESCRIPTION =
   'Move every confirmed booking out of rooms going offline for some days of a month: to another room or a nearby time ' +
-  'within each booking\'s flex, maximising how many move, then minimising how far. Long-running: clients that declare ' +
+  "within each booking's flex, maximising how many move, then minimising how far. Long-running: clients that declare " +
   'the io.modelcontextprotocol/tasks extension get a task handle at once and poll tasks/get. Without a task protocol, ' +
   'pass background:true to get the task id at once, then call reflow_status {taskId} until it completes (reflow_cancel stops it).';
 
@@ -35,10 +44,18 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     const mcp = new McpServer({ name: SERVER_NAME, version });
     mcp.registerTool(
       'list_rooms',
-      { description: 'The rooms of the site: capacity, features and opening hours', inputSchema: z.object({}).strict() },
+      {
+        description: 'The rooms of the site: capacity, features and opening hours',
+        inputSchema: z.object({}).strict(),
+      },
       async () => {
         const rooms = listRooms(services.queries);
-        return { content: [{ type: 'text', text: rooms.rooms.map((r) => `${r.id}: ${r.name}, ${r.capacity} people`).join('\n') }], structuredContent: rooms };
+        return {
+          content: [
+            { type: 'text', text: rooms.rooms.map((r) => `${r.id}: ${r.name}, ${r.capacity} people`).join('\n') },
+          ],
+          structuredContent: rooms,
+        };
       },
     );
     mcp.registerTool(
@@ -67,7 +84,10 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       },
       run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
-        if (args.confirm) throw new Error(`RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`);
+        if (args.confirm)
+          throw new Error(
+            `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`,
+          );
         const input = guard(() => resolveReflowArgs(args, services.queries));
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
@@ -75,12 +95,19 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
         if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
         if (done.status === 'completed') return JSON.parse(done.result!);
-        if (done.status === 'failed') throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
-        return { content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }], isError: true };
+        if (done.status === 'failed')
+          throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
+        return {
+          content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }],
+          isError: true,
+        };
       },
     };
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
-    const tasks = ctx.era === 'legacy' ? new LegacyTasks({ store, principal: principalOf }) : new TasksExtension({ store, principal: principalOf });
+    const tasks =
+      ctx.era === 'legacy'
+        ? new LegacyTasks({ store, principal: principalOf })
+        : new TasksExtension({ store, principal: principalOf });
     tasks.tool('reflow_month', reflowMonth);
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
@@ -95,7 +122,10 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
  */
 export function callerTasks(services: Services, authInfo: Parameters<typeof callerOf>[0]) {
   const caller = callerOf(authInfo);
-  return { caller, store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }) };
+  return {
+    caller,
+    store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }),
+  };
 }
 
 /** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */
@@ -105,7 +135,13 @@ function backgroundAnswer(task: ReturnType<typeof toTaskView>) {
     `Started reflow task ${task.taskId} in the background (${task.statusMessage ?? 'queued'}). ` +
     `Call reflow_status with {"taskId":"${task.taskId}"} in about ${wait} s, and again while it says working; ` +
     `reflow_cancel with the same id stops it.`;
-  const background = { taskId: task.taskId, status: task.status, statusMessage: task.statusMessage, pollIntervalMs: task.pollIntervalMs, ttlMs: task.ttlMs };
+  const background = {
+    taskId: task.taskId,
+    status: task.status,
+    statusMessage: task.statusMessage,
+    pollIntervalMs: task.pollIntervalMs,
+    ttlMs: task.ttlMs,
+  };
   return { content: [{ type: 'text' as const, text }], structuredContent: { background } };
 }
 
@@ -114,7 +150,8 @@ function guard<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
-    if (error instanceof ReflowInputError || error instanceof CreationLimitError) throw new Error(`${error.code}: ${error.message}`);
+    if (error instanceof ReflowInputError || error instanceof CreationLimitError)
+      throw new Error(`${error.code}: ${error.message}`);
     throw error;
   }
 }

@@ -14,7 +14,10 @@ export interface StdioServer {
   close(): Promise<void>;
 }
 
-export function startStdioServer(config: Config, logger: Logger = pino({ level: config.LOG_LEVEL }, pino.destination(2))): StdioServer {
+export function startStdioServer(
+  config: Config,
+  logger: Logger = pino({ level: config.LOG_LEVEL }, pino.destination(2)),
+): StdioServer {
   const services = createServices(config, logger);
   const handle = serveStdio(mcpServerFactory(services, VERSION), {
     onerror: (error) => logger.warn({ err: error }, 'stdio connection error'),

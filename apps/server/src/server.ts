@@ -16,7 +16,10 @@ try {
   console.error(`studio reflow server did not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-logger.info({ url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow server listening');
+logger.info(
+  { url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS },
+  'studio reflow server listening',
+);
 
 let shuttingDown = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -27,7 +30,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.exit(1);
     }
     shuttingDown = true;
-    logger.info({ signal, graceMs: config.SHUTDOWN_GRACE_MS }, 'shutting down: no new requests; running tasks finish or are released');
+    logger.info(
+      { signal, graceMs: config.SHUTDOWN_GRACE_MS },
+      'shutting down: no new requests; running tasks finish or are released',
+    );
     server.close().then(
       () => process.exit(0),
       (error) => {

@@ -41,7 +41,10 @@ export function createServices(config: Config, logger: Logger): Services {
     maxAttempts: config.MAX_ATTEMPTS,
   });
   const metrics = createMetrics();
-  const observe = { solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000), applied: (ms: number) => metrics.applySeconds.observe(ms / 1000) };
+  const observe = {
+    solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000),
+    applied: (ms: number) => metrics.applySeconds.observe(ms / 1000),
+  };
   engine.register(reflowTaskHandler({ connection, queries, observe, applyHooks: faultHooks(config, logger) }));
   if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
   watchServices(metrics, { connection, queries, pool, engine });

@@ -13,12 +13,18 @@ export interface RunningServer {
 }
 
 /** Starts services and the HTTP app; used by `npm start`, the demo and the tests alike. */
-export async function startServer(config: Config, logger: Logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS })): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS }),
+): Promise<RunningServer> {
   // Checked before anything opens: no tokens means loopback only.
   const tokens = loadTokenTable(config);
   assertSafeBind(config.HOST, tokens.enabled, config.UNAUTHENTICATED_BIND);
   if (!tokens.enabled && !isLoopback(config.HOST))
-    logger.warn({ host: config.HOST }, 'no bearer tokens on a non-loopback bind (UNAUTHENTICATED_BIND): only loopback Host names are accepted');
+    logger.warn(
+      { host: config.HOST },
+      'no bearer tokens on a non-loopback bind (UNAUTHENTICATED_BIND): only loopback Host names are accepted',
+    );
   logger.info({ auth: tokens.enabled ? `${tokens.size} bearer token(s)` : 'none (loopback only)' }, 'authentication');
   const services = createServices(config, logger);
   const app = await buildApp(config, services, logger, tokens);

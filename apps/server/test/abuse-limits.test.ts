@@ -10,39 +10,74 @@ const BOB = 'bob-token-0123456789abcdef';
 const OPS = 'ops-token-0123456789abcdef';
 const AUTH_TOKENS = `alice:client:${ALICE},bob:client:${BOB}`;
 /** Distinct inputs (else the engine returns the same task): one offline day each. */
-const reflowOn = (day: number) => ({ month: '2026-09', offline_rooms: ['studio-b'], from: `2026-09-${String(day).padStart(2, '0')}`, to: `2026-09-${String(day).padStart(2, '0')}`, dry_run: true });
+const reflowOn = (day: number) => ({
+  month: '2026-09',
+  offline_rooms: ['studio-b'],
+  from: `2026-09-${String(day).padStart(2, '0')}`,
+  to: `2026-09-${String(day).padStart(2, '0')}`,
+  dry_run: true,
+});
 const create = (url: string, token: string, day: number, tasks = true) =>
   rpc(url, 'tools/call', { name: 'reflow_month', arguments: reflowOn(day) }, { token, tasks });
-const toolText = (body: any): string => body.result?.content?.map((c: { text: string }) => c.text).join(' ') ?? JSON.stringify(body);
+const toolText = (body: any): string =>
+  body.result?.content?.map((c: { text: string }) => c.text).join(' ') ?? JSON.stringify(body);
 
 test('a principal over its creation rate is refused with a clear error; another principal is not affected', async (t) => {
-  const server = await startTestServer({ AUTH_TOKENS, WORKERS: '0', TASK_RATE_BURST: '3', TASK_RATE_PER_MINUTE: '1', MAX_ACTIVE_TASKS_PER_PRINCIPAL: '100' });
+  const server = await startTestServer({
+    AUTH_TOKENS,
+    WORKERS: '0',
+    TASK_RATE_BURST: '3',
+    TASK_RATE_PER_MINUTE: '1',
+    MAX_ACTIVE_TASKS_PER_PRINCIPAL: '100',
+  });
   t.after(() => server.close());
-  for (let day = 1; day <= 3; day++) assert.equal((await create(server.mcpUrl, ALICE, day)).body.result.resultType, 'task');
+  for (let day = 1; day <= 3; day++)
+    assert.equal((await create(server.mcpUrl, ALICE, day)).body.result.resultType, 'task');
   const refused = await create(server.mcpUrl, ALICE, 4);
   assert.equal(refused.body.result.isError, true);
-  assert.match(toolText(refused.body), /^RFL_RATE_LIMITED: alice is creating tasks too fast \(at most 1 a minute, bursts of 3\); retry in \d+ s$/);
+  assert.match(
+    toolText(refused.body),
+    /^RFL_RATE_LIMITED: alice is creating tasks too fast \(at most 1 a minute, bursts of 3\); retry in \d+ s$/,
+  );
   // The synchronous path is limited the same way.
   const refusedSync = await create(server.mcpUrl, ALICE, 5, false);
   assert.match(toolText(refusedSync.body), /RFL_RATE_LIMITED/);
   assert.equal((await create(server.mcpUrl, BOB, 1)).body.result.resultType, 'task', 'bob has his own bucket');
-  const owners = server.services.connection.sqlite.prepare('SELECT owner, count(*) AS n FROM tasks GROUP BY owner ORDER BY owner').all();
-  assert.deepEqual(owners, [{ owner: 'alice', n: 3 }, { owner: 'bob', n: 1 }], 'refused calls wrote nothing');
+  const owners = server.services.connection.sqlite
+    .prepare('SELECT owner, count(*) AS n FROM tasks GROUP BY owner ORDER BY owner')
+    .all();
+  assert.deepEqual(
+    owners,
+    [
+      { owner: 'alice', n: 3 },
+      { owner: 'bob', n: 1 },
+    ],
+    'refused calls wrote nothing',
+  );
 });
 
 test('a cap on unfinished tasks per principal, counted in the database; cancelling one makes room; operators are not limited', async (t) => {
-  const server = await startTestServer({ AUTH_TOKENS: `${AUTH_TOKENS},ops:operator:${OPS}`, WORKERS: '0', MAX_ACTIVE_TASKS_PER_PRINCIPAL: '2', TASK_RATE_BURST: '100' });
+  const server = await startTestServer({
+    AUTH_TOKENS: `${AUTH_TOKENS},ops:operator:${OPS}`,
+    WORKERS: '0',
+    MAX_ACTIVE_TASKS_PER_PRINCIPAL: '2',
+    TASK_RATE_BURST: '100',
+  });
   t.after(() => server.close());
   const first = (await create(server.mcpUrl, ALICE, 1)).body.result.taskId;
   await create(server.mcpUrl, ALICE, 2);
   const refused = await create(server.mcpUrl, ALICE, 3);
-  assert.match(toolText(refused.body), /^RFL_TOO_MANY_TASKS: alice already has 2 unfinished tasks \(the limit is 2\); wait for one to finish or cancel one$/);
+  assert.match(
+    toolText(refused.body),
+    /^RFL_TOO_MANY_TASKS: alice already has 2 unfinished tasks \(the limit is 2\); wait for one to finish or cancel one$/,
+  );
   // At the cap, repeating a request that is already running is not new work: it returns that task.
   assert.equal((await create(server.mcpUrl, ALICE, 1)).body.result.taskId, first);
   assert.equal((await create(server.mcpUrl, BOB, 1)).body.result.resultType, 'task', 'the cap is per principal');
   await rpc(server.mcpUrl, 'tasks/cancel', { taskId: first }, { token: ALICE });
   assert.equal((await create(server.mcpUrl, ALICE, 3)).body.result.resultType, 'task');
-  for (let day = 1; day <= 4; day++) assert.equal((await create(server.mcpUrl, OPS, day)).body.result.resultType, 'task', 'operators are trusted staff');
+  for (let day = 1; day <= 4; day++)
+    assert.equal((await create(server.mcpUrl, OPS, day)).body.result.resultType, 'task', 'operators are trusted staff');
 });
 
 test('pollIntervalMs grows with the queue: each task queued behind others is told to poll less often', async (t) => {
@@ -70,5 +105,6 @@ test('task ids carry at least 128 random bits', async (t) => {
   const counts = new Map<string, number>();
   for (const b of bodies) for (const ch of b) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   const expected = (bodies.length * length) / 16;
-  for (const [digit, n] of counts) assert.ok(Math.abs(n - expected) / expected < 0.05, `digit ${digit}: ${n} vs ${expected}`);
+  for (const [digit, n] of counts)
+    assert.ok(Math.abs(n - expected) / expected < 0.05, `digit ${digit}: ${n} vs ${expected}`);
 });

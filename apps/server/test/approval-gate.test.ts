@@ -37,7 +37,9 @@ async function parkedReflow(s: TestServer) {
 const studioB = (path: string) => {
   const reader = new Database(path, { readonly: true });
   try {
-    return reader.prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'studio-b' AND status = 'confirmed'").get() as { n: number };
+    return reader
+      .prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'studio-b' AND status = 'confirmed'")
+      .get() as { n: number };
   } finally {
     reader.close();
   }
@@ -61,7 +63,13 @@ test('accept: the plan is summarised, a wrong key is ignored, a malformed answer
   assert.match(parked.statusMessage, /^Waiting for approval: Apply/);
   assert.equal(studioB(s.databasePath).n, before, 'nothing is moved while waiting');
 
-  const wrong = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { 'r9-apply': { action: 'accept', content: { apply: true } }, apply: { action: 'accept', content: { apply: true } } } });
+  const wrong = await call(s.mcpUrl, 'tasks/update', {
+    taskId,
+    inputResponses: {
+      'r9-apply': { action: 'accept', content: { apply: true } },
+      apply: { action: 'accept', content: { apply: true } },
+    },
+  });
   assert.equal(wrong.body.result?.resultType, 'complete', JSON.stringify(wrong.body));
   assert.equal(wrong.body.result.status, undefined, 'an empty ack, not a task');
   // A malformed answer to the right key is refused whole and records nothing.
@@ -72,13 +80,20 @@ test('accept: the plan is summarised, a wrong key is ignored, a malformed answer
   assert.equal(still.body.result.status, 'input_required');
   assert.deepEqual(Object.keys(still.body.result.inputRequests), [key]);
 
-  const ack = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  const ack = await call(s.mcpUrl, 'tasks/update', {
+    taskId,
+    inputResponses: { [key]: { action: 'accept', content: { apply: true } } },
+  });
   assert.equal(ack.body.result?.resultType, 'complete');
   const done = await waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed']);
   const sc = done.result.structuredContent;
   assert.deepEqual([done.status, sc.applied, sc.approval], ['completed', true, 'accepted']);
   assert.equal(sc.moved + sc.unresolved, 142);
-  assert.match(request.params.message, new RegExp(`^Apply ${sc.moved} moves, ${sc.unresolved} bookings? unresolved`), 'the question told the truth');
+  assert.match(
+    request.params.message,
+    new RegExp(`^Apply ${sc.moved} moves, ${sc.unresolved} bookings? unresolved`),
+    'the question told the truth',
+  );
   assert.equal(auditedMoves(s.databasePath, taskId), sc.moved);
   assert.equal(studioB(s.databasePath).n < before, true);
   // An answer after the end changes nothing and is still acknowledged.
@@ -101,7 +116,10 @@ test('decline: the task completes with applied:false and the month is untouched'
   assert.equal(studioB(s.databasePath).n, before);
   const reader = new Database(s.databasePath, { readonly: true });
   try {
-    assert.equal((reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as { n: number }).n, 0);
+    assert.equal(
+      (reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as { n: number }).n,
+      0,
+    );
   } finally {
     reader.close();
   }
@@ -116,7 +134,10 @@ test('restart while waiting: the question, its key and the solved plan survive; 
   const again = await call(second.mcpUrl, 'tasks/get', { taskId });
   assert.equal(again.body.result.status, 'input_required');
   assert.deepEqual(again.body.result.inputRequests, { [key]: request });
-  await call(second.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  await call(second.mcpUrl, 'tasks/update', {
+    taskId,
+    inputResponses: { [key]: { action: 'accept', content: { apply: true } } },
+  });
   const done = await waitForTaskStatus(second.mcpUrl, taskId, ['completed', 'failed']);
   assert.deepEqual([done.status, done.result.structuredContent.applied], ['completed', true]);
   assert.equal(auditedMoves(second.databasePath, taskId), done.result.structuredContent.moved);
@@ -132,18 +153,33 @@ test('a parked reflow holds its days: an overlapping reflow waits for the answer
     arguments: { month: '2026-09', offline_rooms: ['podcast-suite'], from: '2026-09-07', to: '2026-09-20' },
   });
   const later = body.result.taskId as string;
-  await call(s.mcpUrl, 'tasks/update', { taskId: gated, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  await call(s.mcpUrl, 'tasks/update', {
+    taskId: gated,
+    inputResponses: { [key]: { action: 'accept', content: { apply: true } } },
+  });
   const first = await waitForTaskStatus(s.mcpUrl, gated, ['completed', 'failed']);
   const second = await waitForTaskStatus(s.mcpUrl, later, ['completed', 'failed']);
-  assert.deepEqual([first.status, first.result.structuredContent.applied, second.status], ['completed', true, 'completed']);
+  assert.deepEqual(
+    [first.status, first.result.structuredContent.applied, second.status],
+    ['completed', true, 'completed'],
+  );
   const reader = new Database(s.databasePath, { readonly: true });
   try {
     const event = (taskId: string, kind: string) =>
-      (reader.prepare('SELECT min(id) AS id FROM task_events WHERE task_id = ? AND kind = ?').get(taskId, kind) as { id: number }).id;
-    assert.ok(event(later, 'claimed') > event(gated, 'completed'), 'the overlapping reflow started only after the approved one applied');
+      (
+        reader.prepare('SELECT min(id) AS id FROM task_events WHERE task_id = ? AND kind = ?').get(taskId, kind) as {
+          id: number;
+        }
+      ).id;
+    assert.ok(
+      event(later, 'claimed') > event(gated, 'completed'),
+      'the overlapping reflow started only after the approved one applied',
+    );
     // Sep 7 00:00 to Sep 21 00:00 in Europe/London (BST): nothing the approved plan moved in is left in podcast-suite.
     const left = reader
-      .prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'podcast-suite' AND status = 'confirmed' AND start_at < ? AND end_at > ?")
+      .prepare(
+        "SELECT count(*) AS n FROM bookings WHERE room_id = 'podcast-suite' AND status = 'confirmed' AND start_at < ? AND end_at > ?",
+      )
       .get(Date.parse('2026-09-20T23:00:00Z'), Date.parse('2026-09-06T23:00:00Z')) as { n: number };
     assert.equal(left.n, 0);
   } finally {
@@ -168,7 +204,10 @@ test('a booking changed while waiting is re-checked at apply time: reported, not
   } finally {
     connection.close();
   }
-  await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { apply: true } } } });
+  await call(s.mcpUrl, 'tasks/update', {
+    taskId,
+    inputResponses: { [key]: { action: 'accept', content: { apply: true } } },
+  });
   const done = await waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed']);
   const sc = done.result.structuredContent;
   assert.equal(done.status, 'completed');
@@ -177,7 +216,10 @@ test('a booking changed while waiting is re-checked at apply time: reported, not
   assert.equal(flagged?.code, 'changed');
   const reader = new Database(s.databasePath, { readonly: true });
   try {
-    const row = reader.prepare('SELECT room_id, status FROM bookings WHERE id = ?').get(changedId) as { room_id: string; status: string };
+    const row = reader.prepare('SELECT room_id, status FROM bookings WHERE id = ?').get(changedId) as {
+      room_id: string;
+      status: string;
+    };
     assert.deepEqual(row, { room_id: 'studio-b', status: 'cancelled' }, 'the newer edit stands');
   } finally {
     reader.close();
@@ -186,7 +228,12 @@ test('a booking changed while waiting is re-checked at apply time: reported, not
 
 test('confirm is asked only of clients that can answer: no elicitation is -32021, dry_run conflicts, no tasks extension is refused', async () => {
   const s = await server();
-  const noElicitation = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: GATED }, { extensions: { [TASKS]: {} } });
+  const noElicitation = await call(
+    s.mcpUrl,
+    'tools/call',
+    { name: 'reflow_month', arguments: GATED },
+    { extensions: { [TASKS]: {} } },
+  );
   assert.equal(noElicitation.status, 400);
   assert.equal(noElicitation.body.error?.code, -32021);
   assert.deepEqual(noElicitation.body.error.data.requiredCapabilities, { elicitation: {} });
@@ -198,7 +245,11 @@ test('confirm is asked only of clients that can answer: no elicitation is -32021
   assert.match(sync.body.result.content[0].text, /RFL_CONFIRM_NEEDS_TASKS/);
   const reader = new Database(s.databasePath, { readonly: true });
   try {
-    assert.equal((reader.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n, 0, 'no refused call created a task');
+    assert.equal(
+      (reader.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n,
+      0,
+      'no refused call created a task',
+    );
   } finally {
     reader.close();
   }

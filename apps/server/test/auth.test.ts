@@ -66,7 +66,11 @@ describe('bearer tokens and roles', () => {
       const unknown = await rpc(server.mcpUrl, method, params(unknownTask), { token: ALICE });
       assert.equal(foreign.body.error?.code, -32602, `${method}: ${JSON.stringify(foreign.body)}`);
       assert.equal(foreign.status, unknown.status);
-      assert.deepEqual(JSON.parse(JSON.stringify(foreign.body).replaceAll(bobTask, 'ID')), JSON.parse(JSON.stringify(unknown.body).replaceAll(unknownTask, 'ID')), method);
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(foreign.body).replaceAll(bobTask, 'ID')),
+        JSON.parse(JSON.stringify(unknown.body).replaceAll(unknownTask, 'ID')),
+        method,
+      );
     }
     // B's task is untouched and B still sees it.
     const own = await rpc(server.mcpUrl, 'tasks/get', { taskId: bobTask }, { token: BOB });
@@ -76,8 +80,13 @@ describe('bearer tokens and roles', () => {
     assert.equal(seen.body.result.taskId, bobTask);
     const cancelled = await rpc(server.mcpUrl, 'tasks/cancel', { taskId: bobTask }, { token: OPS });
     assert.deepEqual(cancelled.body.result?.resultType, 'complete');
-    assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId: bobTask }, { token: BOB })).body.result.status, 'cancelled');
-    const events = server.services.engine.queries.tasks.events(bobTask).map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
+    assert.equal(
+      (await rpc(server.mcpUrl, 'tasks/get', { taskId: bobTask }, { token: BOB })).body.result.status,
+      'cancelled',
+    );
+    const events = server.services.engine.queries.tasks
+      .events(bobTask)
+      .map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
     assert.deepEqual(events, [
       { kind: 'created', by: 'bob' },
       { kind: 'cancelled', by: 'ops' },
@@ -86,16 +95,26 @@ describe('bearer tokens and roles', () => {
   });
 
   test('the operator API: a client is refused, an operator lists every task and its cancel is recorded under its name', async () => {
-    const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...REFLOW, from: '2026-09-02', to: '2026-09-03' } }, { token: ALICE });
+    const created = await rpc(
+      server.mcpUrl,
+      'tools/call',
+      { name: 'reflow_month', arguments: { ...REFLOW, from: '2026-09-02', to: '2026-09-03' } },
+      { token: ALICE },
+    );
     const taskId = created.body.result.taskId as string;
     const asAlice = await fetch(`${server.url}/api/tasks/${taskId}`, { headers: { authorization: `Bearer ${ALICE}` } });
     assert.equal(asAlice.status, 403, 'even for her own task: /api is the operator console');
     const list = await fetch(`${server.url}/api/tasks`, { headers: { authorization: `Bearer ${OPS}` } });
     assert.equal(list.status, 200);
     assert.ok(((await list.json()) as { tasks: { taskId: string }[] }).tasks.some((t) => t.taskId === taskId));
-    const cancel = await fetch(`${server.url}/api/tasks/${taskId}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${OPS}` } });
+    const cancel = await fetch(`${server.url}/api/tasks/${taskId}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPS}` },
+    });
     assert.equal(cancel.status, 200);
-    const events = server.services.engine.queries.tasks.events(taskId).map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
+    const events = server.services.engine.queries.tasks
+      .events(taskId)
+      .map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
     assert.deepEqual(events, [
       { kind: 'created', by: 'alice' },
       { kind: 'cancelled', by: 'ops' },
@@ -108,11 +127,18 @@ test('AUTH_TOKENS_FILE holds only SHA-256 hashes, and its tokens authenticate', 
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'tokens.json');
   const hash = (token: string) => createHash('sha256').update(token).digest('hex');
-  writeFileSync(file, JSON.stringify([{ principal: 'carol', role: 'operator', sha256: hash('carol-token-0123456789abcdef') }]));
+  writeFileSync(
+    file,
+    JSON.stringify([{ principal: 'carol', role: 'operator', sha256: hash('carol-token-0123456789abcdef') }]),
+  );
   const server = await startTestServer({ AUTH_TOKENS_FILE: file, WORKERS: '0' });
   t.after(() => server.close());
   assert.equal((await rpc(server.mcpUrl, 'tools/list', {}, { token: 'carol-token-0123456789abcdef' })).status, 200);
-  assert.equal((await rpc(server.mcpUrl, 'tools/list', {}, { token: hash('carol-token-0123456789abcdef') })).status, 401, 'the stored hash is not itself a token');
+  assert.equal(
+    (await rpc(server.mcpUrl, 'tools/list', {}, { token: hash('carol-token-0123456789abcdef') })).status,
+    401,
+    'the stored hash is not itself a token',
+  );
 });
 
 test('a bad token configuration stops the start and names the problem', async () => {
@@ -133,7 +159,13 @@ test('tokens never reach the logs, even at trace level', async (t) => {
   const lines: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
   const dir = mkdtempSync(join(tmpdir(), 'reflow-log-'));
-  const config = loadConfig({ PORT: '0', DATABASE_PATH: join(dir, 'r.db'), WORKERS: '0', LOG_LEVEL: 'trace', AUTH_TOKENS });
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_PATH: join(dir, 'r.db'),
+    WORKERS: '0',
+    LOG_LEVEL: 'trace',
+    AUTH_TOKENS,
+  });
   const server = await startServer(config, pino({ level: 'trace' }, sink));
   t.after(async () => {
     await server.close();

@@ -15,7 +15,12 @@ async function connect(url: string) {
   return client;
 }
 
-type Status = { taskId: string; status: string; pollIntervalMs?: number; result?: { moved: number; unresolved: number; affected: number; moves: unknown[] } };
+type Status = {
+  taskId: string;
+  status: string;
+  pollIntervalMs?: number;
+  result?: { moved: number; unresolved: number; affected: number; moves: unknown[] };
+};
 
 test('background:true answers at once with a task id; reflow_status follows it to the final result', async (t) => {
   const server = await startTestServer({ POLL_INTERVAL_MS: '100' });
@@ -25,16 +30,24 @@ test('background:true answers at once with a task id; reflow_status follows it t
 
   const tools = await client.listTools();
   const names = tools.tools.map((x) => x.name);
-  for (const name of ['reflow_month', 'reflow_status', 'reflow_cancel']) assert.ok(names.includes(name), `${name} is listed`);
+  for (const name of ['reflow_month', 'reflow_status', 'reflow_cancel'])
+    assert.ok(names.includes(name), `${name} is listed`);
   const described = tools.tools.find((x) => x.name === 'reflow_month')!;
-  assert.match(described.description ?? '', /background:true.*reflow_status/s, 'the description tells a model how to use it');
+  assert.match(
+    described.description ?? '',
+    /background:true.*reflow_status/s,
+    'the description tells a model how to use it',
+  );
 
   const started = await client.callTool({ name: 'reflow_month', arguments: { ...ARGS, background: true } });
   assert.notEqual(started.isError, true, JSON.stringify(started.content));
   const handle = (started.structuredContent as { background: { taskId: string; status: string } }).background;
   assert.match(handle.taskId, /^tsk_[0-9a-f]{40}$/);
   assert.equal(handle.status, 'working');
-  assert.match((started.content as { text: string }[])[0].text, new RegExp(`reflow_status with \\{"taskId":"${handle.taskId}"\\}`));
+  assert.match(
+    (started.content as { text: string }[])[0].text,
+    new RegExp(`reflow_status with \\{"taskId":"${handle.taskId}"\\}`),
+  );
 
   let status: Status | undefined;
   const deadline = Date.now() + 60_000;
@@ -76,12 +89,22 @@ test('reflow_cancel cancels a background task; unknown ids are a clear tool erro
   assert.equal((status.structuredContent as Status).status, 'cancelled');
 
   for (const tool of ['reflow_status', 'reflow_cancel']) {
-    const missing = await client.callTool({ name: tool, arguments: { taskId: 'tsk_0000000000000000000000000000000000000000' } });
+    const missing = await client.callTool({
+      name: tool,
+      arguments: { taskId: 'tsk_0000000000000000000000000000000000000000' },
+    });
     assert.equal(missing.isError, true);
-    assert.match((missing.content as { text: string }[])[0].text, /No reflow task tsk_0+: unknown, expired, or started by someone else/);
+    assert.match(
+      (missing.content as { text: string }[])[0].text,
+      /No reflow task tsk_0+: unknown, expired, or started by someone else/,
+    );
   }
   // Another principal's task reads as no task, and cannot be cancelled.
-  const foreign = server.services.engine.create({ owner: 'someone-else', kind: 'reflow_month', input: { month: '2026-09', offlineRooms: ['studio-c'], from: '2026-09-01', to: '2026-09-30', dryRun: true } }).task;
+  const foreign = server.services.engine.create({
+    owner: 'someone-else',
+    kind: 'reflow_month',
+    input: { month: '2026-09', offlineRooms: ['studio-c'], from: '2026-09-01', to: '2026-09-30', dryRun: true },
+  }).task;
   for (const tool of ['reflow_status', 'reflow_cancel']) {
     const hidden = await client.callTool({ name: tool, arguments: { taskId: foreign.id } });
     assert.equal(hidden.isError, true, `${tool} hides another principal's task`);

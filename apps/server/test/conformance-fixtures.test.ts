@@ -12,15 +12,27 @@ afterEach(async () => {
   server = undefined;
 });
 
-const toolNames = async (url: string) => ((await rpc(url, 'tools/list')).body.result.tools as { name: string }[]).map((t) => t.name);
+const toolNames = async (url: string) =>
+  ((await rpc(url, 'tools/list')).body.result.tools as { name: string }[]).map((t) => t.name);
 
-const FIXTURES = ['greet', 'slow_compute', 'failing_job', 'protocol_error_job', 'confirm_delete', 'multi_input', 'test_tool_with_task'];
+const FIXTURES = [
+  'greet',
+  'slow_compute',
+  'failing_job',
+  'protocol_error_job',
+  'confirm_delete',
+  'multi_input',
+  'test_tool_with_task',
+];
 
 test('off by default: no fixture tool is listed', async () => {
   server = await startTestServer();
   const names = await toolNames(server.mcpUrl);
   assert.ok(names.includes('reflow_month'));
-  assert.deepEqual(names.filter((n) => FIXTURES.includes(n) || n.startsWith('test_') || n.startsWith('json_schema')), []);
+  assert.deepEqual(
+    names.filter((n) => FIXTURES.includes(n) || n.startsWith('test_') || n.startsWith('json_schema')),
+    [],
+  );
 });
 
 test('MCP_CONFORMANCE_FIXTURES=1: fixture tasks are engine rows, and confirm_delete waits for its answer', async () => {
@@ -28,7 +40,10 @@ test('MCP_CONFORMANCE_FIXTURES=1: fixture tasks are engine rows, and confirm_del
   const names = await toolNames(server.mcpUrl);
   for (const name of FIXTURES) assert.ok(names.includes(name), name);
 
-  const created = await call(server.mcpUrl, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'notes.txt' } });
+  const created = await call(server.mcpUrl, 'tools/call', {
+    name: 'confirm_delete',
+    arguments: { filename: 'notes.txt' },
+  });
   const taskId = created.body.result.taskId as string;
   const parked = await waitForTaskStatus(server.mcpUrl, taskId, ['input_required']);
   const [key] = Object.keys(parked.inputRequests);
@@ -40,7 +55,10 @@ test('MCP_CONFORMANCE_FIXTURES=1: fixture tasks are engine rows, and confirm_del
   } finally {
     reader.close();
   }
-  await call(server.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'accept', content: { confirm: true } } } });
+  await call(server.mcpUrl, 'tasks/update', {
+    taskId,
+    inputResponses: { [key]: { action: 'accept', content: { confirm: true } } },
+  });
   const done = await waitForTaskStatus(server.mcpUrl, taskId, ['completed', 'failed']);
   assert.equal(done.result.content[0].text, 'Deleted notes.txt');
 

@@ -12,7 +12,9 @@ export interface BookingState {
 }
 
 export function readBookings(db: Database.Database): Map<string, BookingState> {
-  const rows = db.prepare('SELECT id, room_id, start_at, end_at, status FROM bookings ORDER BY id').all() as BookingState[];
+  const rows = db
+    .prepare('SELECT id, room_id, start_at, end_at, status FROM bookings ORDER BY id')
+    .all() as BookingState[];
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -37,22 +39,41 @@ export function checkInvariants(db: Database.Database, before: Map<string, Booki
   const byStatus: Record<string, number> = {};
   for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
   const unfinished = tasks.filter((t) => !['completed', 'failed', 'cancelled'].includes(t.status));
-  assert.deepEqual(unfinished.map((t) => `${t.id} ${t.status}`), [], 'every task reached a terminal state');
+  assert.deepEqual(
+    unfinished.map((t) => `${t.id} ${t.status}`),
+    [],
+    'every task reached a terminal state',
+  );
 
   // Exactly-once recorded outcome: moves exist only for completed, applying tasks, and each such
   // task's audit has exactly the moves its recorded result reports.
   const moves = db
     .prepare('SELECT task_id, booking_id, from_room, to_room, from_start, to_start FROM reflow_moves ORDER BY id')
-    .all() as { task_id: string; booking_id: string; from_room: string; to_room: string; from_start: number; to_start: number }[];
+    .all() as {
+    task_id: string;
+    booking_id: string;
+    from_room: string;
+    to_room: string;
+    from_start: number;
+    to_start: number;
+  }[];
   const movesPerTask = new Map<string, number>();
   for (const m of moves) {
     const task = byId.get(m.task_id);
-    assert.equal(task?.status, 'completed', `move of ${m.booking_id} belongs to task ${m.task_id}, which is ${task?.status ?? 'missing'}`);
+    assert.equal(
+      task?.status,
+      'completed',
+      `move of ${m.booking_id} belongs to task ${m.task_id}, which is ${task?.status ?? 'missing'}`,
+    );
     movesPerTask.set(m.task_id, (movesPerTask.get(m.task_id) ?? 0) + 1);
   }
   for (const t of tasks.filter((t) => t.status === 'completed')) {
     const sc = JSON.parse(t.result!).structuredContent as { moved: number; applied: boolean };
-    assert.equal(movesPerTask.get(t.id) ?? 0, sc.applied ? sc.moved : 0, `task ${t.id}: audited moves equal its recorded result`);
+    assert.equal(
+      movesPerTask.get(t.id) ?? 0,
+      sc.applied ? sc.moved : 0,
+      `task ${t.id}: audited moves equal its recorded result`,
+    );
   }
 
   // Replay: the before-state plus the audited moves, in order. Each move must start where the
@@ -61,19 +82,36 @@ export function checkInvariants(db: Database.Database, before: Map<string, Booki
   for (const m of moves) {
     const b = expected.get(m.booking_id);
     assert.ok(b, `moved booking ${m.booking_id} existed before`);
-    assert.deepEqual([b.room_id, b.start_at], [m.from_room, m.from_start], `move of ${m.booking_id} by ${m.task_id} starts where the booking was`);
+    assert.deepEqual(
+      [b.room_id, b.start_at],
+      [m.from_room, m.from_start],
+      `move of ${m.booking_id} by ${m.task_id} starts where the booking was`,
+    );
     const duration = b.end_at - b.start_at;
     Object.assign(b, { room_id: m.to_room, start_at: m.to_start, end_at: m.to_start + duration });
   }
-  const unresolved = db.prepare('SELECT task_id, booking_id, code FROM reflow_unresolved').all() as { task_id: string; booking_id: string; code: string }[];
+  const unresolved = db.prepare('SELECT task_id, booking_id, code FROM reflow_unresolved').all() as {
+    task_id: string;
+    booking_id: string;
+    code: string;
+  }[];
   for (const u of unresolved) {
-    assert.equal(byId.get(u.task_id)?.status, 'completed', `unresolved ${u.booking_id} recorded only by a completed task`);
-    assert.notEqual(u.code, 'changed', `overlapping reflows ran one after the other, so no plan met a booking changed under it (${u.booking_id})`);
+    assert.equal(
+      byId.get(u.task_id)?.status,
+      'completed',
+      `unresolved ${u.booking_id} recorded only by a completed task`,
+    );
+    assert.notEqual(
+      u.code,
+      'changed',
+      `overlapping reflows ran one after the other, so no plan met a booking changed under it (${u.booking_id})`,
+    );
     expected.get(u.booking_id)!.status = 'needs_rebooking';
   }
   const after = readBookings(db);
   assert.equal(after.size, before.size, 'no booking lost or duplicated');
-  for (const [id, want] of expected) assert.deepEqual(after.get(id), want, `booking ${id} = before-state + audited moves`);
+  for (const [id, want] of expected)
+    assert.deepEqual(after.get(id), want, `booking ${id} = before-state + audited moves`);
 
   const overlaps = db
     .prepare(
@@ -83,5 +121,10 @@ export function checkInvariants(db: Database.Database, before: Map<string, Booki
     )
     .all();
   assert.deepEqual(overlaps, [], 'no two confirmed bookings overlap in any room');
-  return { tasks: tasks.length, byStatus, appliedMoves: moves.length, needsRebooking: [...after.values()].filter((b) => b.status === 'needs_rebooking').length };
+  return {
+    tasks: tasks.length,
+    byStatus,
+    appliedMoves: moves.length,
+    needsRebooking: [...after.values()].filter((b) => b.status === 'needs_rebooking').length,
+  };
 }

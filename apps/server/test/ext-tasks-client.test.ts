@@ -12,7 +12,8 @@ import { connectExtTasksSession } from '../harness/ext-tasks-session.ts';
 function describe(outcome: unknown): string {
   const o = outcome as { status: string; error?: Error };
   const causes: string[] = [];
-  for (let e: any = o.error; e; e = e.cause) causes.push(`${e.name}: ${e.issues ? JSON.stringify(e.issues) : e.message}`);
+  for (let e: any = o.error; e; e = e.cause)
+    causes.push(`${e.name}: ${e.issues ? JSON.stringify(e.issues) : e.message}`);
   return `${o.status}${causes.length ? ` <- ${causes.join(' <- ')}` : ''}`;
 }
 

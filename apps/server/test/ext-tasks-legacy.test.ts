@@ -36,7 +36,10 @@ test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to t
 
   const { outcome } = await execution.settle();
   assert.equal(outcome.status, 'completed');
-  const result = resultFromTaskOutcome(outcome) as unknown as { structuredContent: { affected: number; moved: number; unresolved: number }; _meta?: Record<string, unknown> };
+  const result = resultFromTaskOutcome(outcome) as unknown as {
+    structuredContent: { affected: number; moved: number; unresolved: number };
+    _meta?: Record<string, unknown>;
+  };
   assert.equal(result.structuredContent.affected, 142);
   assert.equal(result.structuredContent.moved + result.structuredContent.unresolved, 142);
 
@@ -47,7 +50,10 @@ test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to t
 
   // tasks/list shows the caller's task.
   const inventory = await conn.session.listTasks();
-  assert.ok(inventory.tasks.some((x: { taskId: string }) => x.taskId === taskId), 'tasks/list includes the task');
+  assert.ok(
+    inventory.tasks.some((x: { taskId: string }) => x.taskId === taskId),
+    'tasks/list includes the task',
+  );
 });
 
 test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and errors', async (t) => {
@@ -65,23 +71,40 @@ test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and er
 
   // The wire itself, through the SDK client's own request path (2025 era, no per-request _meta).
   const anyJson = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } };
-  const raw = (method: string, params: Record<string, unknown>) => conn.client.request({ method, params } as never, anyJson as never) as Promise<any>;
+  const raw = (method: string, params: Record<string, unknown>) =>
+    conn.client.request({ method, params } as never, anyJson as never) as Promise<any>;
   const got = await raw('tasks/get', { taskId });
-  assert.deepEqual(Object.keys(got).filter((k) => k !== '_meta').sort(), ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'statusMessage', 'taskId', 'ttl']);
+  assert.deepEqual(
+    Object.keys(got)
+      .filter((k) => k !== '_meta')
+      .sort(),
+    ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'statusMessage', 'taskId', 'ttl'],
+  );
   assert.equal(got.status, 'cancelled');
   assert.equal(got.ttl, 86_400_000);
 
-  await assert.rejects(raw('tasks/cancel', { taskId }), (e: { code: number; message: string }) => e.code === -32602 && /already ended cancelled/.test(e.message));
+  await assert.rejects(
+    raw('tasks/cancel', { taskId }),
+    (e: { code: number; message: string }) => e.code === -32602 && /already ended cancelled/.test(e.message),
+  );
   await assert.rejects(raw('tasks/get', { taskId: 'tsk_nope' }), (e: { code: number }) => e.code === -32602);
   await assert.rejects(raw('tasks/list', { cursor: 'not-a-cursor' }), (e: { code: number }) => e.code === -32602);
   const call = await raw('tools/call', { name: 'list_rooms', arguments: {}, task: {} }).catch((e) => e);
   assert.equal(call.code, -32601, 'a tool without task support refuses params.task');
 
   // tasks/list is the caller's own, a page at a time; another principal's task does not exist for it.
-  const input = (i: number) => ({ month: '2026-09', offlineRooms: ['studio-b'], from: '2026-09-01', to: `2026-09-${String(i).padStart(2, '0')}`, dryRun: true });
+  const input = (i: number) => ({
+    month: '2026-09',
+    offlineRooms: ['studio-b'],
+    from: '2026-09-01',
+    to: `2026-09-${String(i).padStart(2, '0')}`,
+    dryRun: true,
+  });
   const foreign = server.services.engine.create({ owner: 'someone-else', kind: 'reflow_month', input: input(1) }).task;
-  for (let i = 2; i <= 25; i++) server.services.engine.create({ owner: 'anonymous', kind: 'reflow_month', input: input(i) });
-  for (let i = 1; i <= 30; i++) server.services.engine.create({ owner: 'anonymous', kind: 'reflow_month', input: { ...input(i), dryRun: false } });
+  for (let i = 2; i <= 25; i++)
+    server.services.engine.create({ owner: 'anonymous', kind: 'reflow_month', input: input(i) });
+  for (let i = 1; i <= 30; i++)
+    server.services.engine.create({ owner: 'anonymous', kind: 'reflow_month', input: { ...input(i), dryRun: false } });
   const first = await raw('tasks/list', {});
   assert.equal(first.tasks.length, 50);
   assert.ok(first.nextCursor, 'more than a page');

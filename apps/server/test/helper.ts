@@ -16,10 +16,20 @@ export interface TestServer extends Omit<RunningServer, 'close'> {
 }
 
 /** Starts a server on a fresh database, or on `databasePath` when given (a restart). */
-export async function startTestServer(env: Record<string, string> = {}, existingDatabase?: string): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  existingDatabase?: string,
+): Promise<TestServer> {
   const dir = existingDatabase ? dirname(existingDatabase) : mkdtempSync(join(tmpdir(), 'reflow-test-'));
   const databasePath = existingDatabase ?? join(dir, 'reflow.db');
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, WORKERS: '2', LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_PATH: databasePath,
+    WORKERS: '2',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
   const server = await startServer(config, pino({ level: config.LOG_LEVEL }));
   return {
     ...server,
@@ -39,7 +49,13 @@ export async function rpc(
   url: string,
   method: string,
   params: Record<string, unknown> = {},
-  opts: { tasks?: boolean; capabilities?: Record<string, unknown>; id?: number | string; headers?: Record<string, string>; token?: string } = {},
+  opts: {
+    tasks?: boolean;
+    capabilities?: Record<string, unknown>;
+    id?: number | string;
+    headers?: Record<string, string>;
+    token?: string;
+  } = {},
 ): Promise<{ status: number; body: any }> {
   const name = (params.name ?? params.taskId) as string | undefined;
   const res = await fetch(url, {
@@ -56,7 +72,13 @@ export async function rpc(
 }
 
 /** Polls tasks/get until the task reaches one of `statuses`, bounded by `timeoutMs`. */
-export async function waitForTaskStatus(url: string, taskId: string, statuses: string[], timeoutMs = 60_000, opts: { token?: string } = {}): Promise<any> {
+export async function waitForTaskStatus(
+  url: string,
+  taskId: string,
+  statuses: string[],
+  timeoutMs = 60_000,
+  opts: { token?: string } = {},
+): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { body } = await rpc(url, 'tasks/get', { taskId }, opts);

@@ -8,7 +8,8 @@ export type Check = (res: RawResponse) => string | undefined;
 export const rpcError =
   (code: number, status?: number, message?: RegExp) =>
   (res: RawResponse): string | undefined => {
-    if (status !== undefined && res.status !== status) return `HTTP ${res.status}, expected ${status}: ${res.text.slice(0, 200)}`;
+    if (status !== undefined && res.status !== status)
+      return `HTTP ${res.status}, expected ${status}: ${res.text.slice(0, 200)}`;
     const error = res.json?.error;
     if (!error) return `no JSON-RPC error: HTTP ${res.status} ${res.text.slice(0, 200)}`;
     if (error.code !== code) return `error code ${error.code}, expected ${code}: ${error.message}`;
@@ -33,7 +34,8 @@ export const httpStatus =
   (status: number, header?: [string, RegExp]) =>
   (res: RawResponse): string | undefined => {
     if (res.status !== status) return `HTTP ${res.status}, expected ${status}: ${res.text.slice(0, 200)}`;
-    if (header && !header[1].test(String(res.headers[header[0]] ?? ''))) return `header ${header[0]}: ${res.headers[header[0]]}`;
+    if (header && !header[1].test(String(res.headers[header[0]] ?? '')))
+      return `header ${header[0]}: ${res.headers[header[0]]}`;
     return undefined;
   };
 

@@ -50,13 +50,22 @@ export function framer(ctx: HostileContext) {
     ...extra,
   });
   /** A well-framed request (headers agree with the body) carrying whatever params it is given. */
-  const call = (method: string, params: Record<string, unknown>, opts: { declare?: boolean; headers?: Record<string, string> } = {}): Framed => {
+  const call = (
+    method: string,
+    params: Record<string, unknown>,
+    opts: { declare?: boolean; headers?: Record<string, string> } = {},
+  ): Framed => {
     // The 2026-07-28 transport mirrors the tool name (tools/call) and the task id (tasks/*) in Mcp-Name.
     const named = method === 'tools/call' ? params.name : method.startsWith('tasks/') ? params.taskId : undefined;
     const name: Record<string, string> = typeof named === 'string' ? { 'mcp-name': named } : {};
     return {
       headers: baseHeaders({ 'mcp-method': method, ...name, ...opts.headers }),
-      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: { ...params, _meta: envelope(opts.declare ?? true) } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: nextId++,
+        method,
+        params: { ...params, _meta: envelope(opts.declare ?? true) },
+      }),
     };
   };
   return {
@@ -64,9 +73,11 @@ export function framer(ctx: HostileContext) {
     cases,
     call,
     nextId: () => nextId++,
-    reflow: (args: unknown, declare = true) => call('tools/call', { name: 'reflow_month', arguments: args }, { declare }),
+    reflow: (args: unknown, declare = true) =>
+      call('tools/call', { name: 'reflow_month', arguments: args }, { declare }),
     valid: { month: '2026-09', offline_rooms: [ctx.rooms[0]], from: '2026-09-07', to: '2026-09-20', dry_run: true },
-    add: (category: string, name: string, req: Framed, check: Check) => void cases.push({ category, name, ...req, check }),
+    add: (category: string, name: string, req: Framed, check: Check) =>
+      void cases.push({ category, name, ...req, check }),
   };
 }
 

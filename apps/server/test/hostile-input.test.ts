@@ -47,8 +47,17 @@ before(async () => {
   });
   // The victim's tasks: real work (dry runs) whose ids the attacker is assumed to have learnt.
   victimTasks = [];
-  for (const [from, to] of [['2026-09-07', '2026-09-20'], ['2026-09-01', '2026-09-10'], ['2026-09-15', '2026-09-30']]) {
-    const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { month: '2026-09', offline_rooms: ['studio-b'], from, to, dry_run: true } }, { token: VICTIM });
+  for (const [from, to] of [
+    ['2026-09-07', '2026-09-20'],
+    ['2026-09-01', '2026-09-10'],
+    ['2026-09-15', '2026-09-30'],
+  ]) {
+    const { body } = await rpc(
+      server.mcpUrl,
+      'tools/call',
+      { name: 'reflow_month', arguments: { month: '2026-09', offline_rooms: ['studio-b'], from, to, dry_run: true } },
+      { token: VICTIM },
+    );
     victimTasks.push(body.result.taskId);
   }
   for (const id of victimTasks) await waitForTaskStatus(server.mcpUrl, id, ['completed'], 60_000, { token: VICTIM });
@@ -60,8 +69,16 @@ after(async () => {
 
 test('at least 300 generated hostile requests each get the right refusal, and change nothing', async () => {
   const host = new URL(server.url).host;
-  const rooms = (await rpc(server.mcpUrl, 'tools/call', { name: 'list_rooms', arguments: {} }, { token: VICTIM })).body.result.structuredContent.rooms.map((r: { id: string }) => r.id);
-  const cases = generateHostileRequests({ host, token: ATTACKER, foreignTaskIds: victimTasks, rooms, bodyLimit: BODY_LIMIT });
+  const rooms = (
+    await rpc(server.mcpUrl, 'tools/call', { name: 'list_rooms', arguments: {} }, { token: VICTIM })
+  ).body.result.structuredContent.rooms.map((r: { id: string }) => r.id);
+  const cases = generateHostileRequests({
+    host,
+    token: ATTACKER,
+    foreignTaskIds: victimTasks,
+    rooms,
+    bodyLimit: BODY_LIMIT,
+  });
   assert.ok(cases.length >= 300, `only ${cases.length} cases generated`);
 
   const bookingsBefore = bookingsChecksum(server.databasePath);
@@ -76,8 +93,23 @@ test('at least 300 generated hostile requests each get the right refusal, and ch
     if (problem) failures.push(`[${c.category}] ${c.name}: ${problem}`);
     perCategory.set(c.category, (perCategory.get(c.category) ?? 0) + 1);
   }
-  assert.equal(failures.length, 0, `${failures.length} of ${cases.length} requests were not refused as expected:\n${failures.join('\n')}`);
-  for (const category of ['malformed JSON', 'wrong jsonrpc', 'unknown method', 'wrong type', 'huge body', 'deep nesting', 'bad headers', 'invalid arguments', 'guessed task id', 'foreign task id'])
+  assert.equal(
+    failures.length,
+    0,
+    `${failures.length} of ${cases.length} requests were not refused as expected:\n${failures.join('\n')}`,
+  );
+  for (const category of [
+    'malformed JSON',
+    'wrong jsonrpc',
+    'unknown method',
+    'wrong type',
+    'huge body',
+    'deep nesting',
+    'bad headers',
+    'invalid arguments',
+    'guessed task id',
+    'foreign task id',
+  ])
     assert.ok((perCategory.get(category) ?? 0) > 0, `no ${category} case`);
 
   // The server is still up and still serves its legitimate users.

@@ -17,7 +17,10 @@ const inspector = join(toolsBin, 'mcp-inspector');
 /** Runs the Inspector CLI under Node 22 with a scratch HOME (it keeps a catalog there). */
 function inspect(args: string[], home: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(inspector, ['--cli', ...args], { env: { ...process.env, HOME: home, PATH: `${toolsBin}:${process.env.PATH}` }, cwd: home });
+    const child = spawn(inspector, ['--cli', ...args], {
+      env: { ...process.env, HOME: home, PATH: `${toolsBin}:${process.env.PATH}` },
+      cwd: home,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -31,7 +34,10 @@ function inspect(args: string[], home: string): Promise<{ code: number | null; s
 }
 
 test('MCP Inspector CLI lists the tools and calls list_rooms over Streamable HTTP', async (t) => {
-  assert.ok(existsSync(inspector), `MCP Inspector not installed at ${inspector}: run \`bash scripts/install-node22-tools.sh\``);
+  assert.ok(
+    existsSync(inspector),
+    `MCP Inspector not installed at ${inspector}: run \`bash scripts/install-node22-tools.sh\``,
+  );
   const server = await startTestServer();
   t.after(() => server.close());
   const home = mkdtempSync(join(tmpdir(), 'reflow-inspector-'));
@@ -40,12 +46,23 @@ test('MCP Inspector CLI lists the tools and calls list_rooms over Streamable HTT
   const listed = await inspect([server.mcpUrl, '--transport', 'http', '--method', 'tools/list'], home);
   assert.equal(listed.code, 0, listed.stderr);
   const tools = (JSON.parse(listed.stdout) as { tools: { name: string; outputSchema?: unknown }[] }).tools;
-  assert.deepEqual(tools.map((x) => x.name).sort(), ['list_bookings', 'list_rooms', 'reflow_cancel', 'reflow_month', 'reflow_status']);
+  assert.deepEqual(tools.map((x) => x.name).sort(), [
+    'list_bookings',
+    'list_rooms',
+    'reflow_cancel',
+    'reflow_month',
+    'reflow_status',
+  ]);
   assert.ok(tools.find((x) => x.name === 'reflow_month')!.outputSchema, 'reflow_month publishes its outputSchema');
 
-  const called = await inspect([server.mcpUrl, '--transport', 'http', '--method', 'tools/call', '--tool-name', 'list_rooms'], home);
+  const called = await inspect(
+    [server.mcpUrl, '--transport', 'http', '--method', 'tools/call', '--tool-name', 'list_rooms'],
+    home,
+  );
   assert.equal(called.code, 0, called.stderr);
-  const result = JSON.parse(called.stdout) as { structuredContent: { site: { name: string }; rooms: { id: string }[] } };
+  const result = JSON.parse(called.stdout) as {
+    structuredContent: { site: { name: string }; rooms: { id: string }[] };
+  };
   assert.equal(result.structuredContent.site.name, 'Riverside Studios');
   assert.equal(result.structuredContent.rooms.length, 9);
   assert.ok(result.structuredContent.rooms.some((r) => r.id === 'studio-b'));

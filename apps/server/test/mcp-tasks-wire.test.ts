@@ -22,7 +22,10 @@ describe('MCP Tasks extension on the wire', () => {
   });
 
   test('reflow_month answers a declaring client with a flat CreateTaskResult, committed before the response', async () => {
-    const { status, body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...DEMO, dry_run: true } });
+    const { status, body } = await rpc(server.mcpUrl, 'tools/call', {
+      name: 'reflow_month',
+      arguments: { ...DEMO, dry_run: true },
+    });
     assert.equal(status, 200);
     const result = body.result;
     assert.equal(result.resultType, 'task');
@@ -38,7 +41,8 @@ describe('MCP Tasks extension on the wire', () => {
     // The row is already durable: a second connection to the file sees it.
     const reader = new Database(server.databasePath, { readonly: true });
     try {
-      const row = reader.prepare('SELECT id, status, owner FROM tasks WHERE id = ?').get(result.taskId) as { status: string } | undefined;
+      const row = reader.prepare('SELECT id, status, owner FROM tasks WHERE id = ?').get(result.taskId) as
+        { status: string } | undefined;
       assert.ok(row, 'task row visible to a second connection');
     } finally {
       reader.close();
@@ -62,7 +66,12 @@ describe('MCP Tasks extension on the wire', () => {
   });
 
   test('the same call from a client without the extension answers synchronously', async () => {
-    const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...DEMO, dry_run: true } }, { tasks: false });
+    const { body } = await rpc(
+      server.mcpUrl,
+      'tools/call',
+      { name: 'reflow_month', arguments: { ...DEMO, dry_run: true } },
+      { tasks: false },
+    );
     assert.equal(body.result.resultType, 'complete');
     assert.equal(body.result.structuredContent.affected, 142);
     assert.equal(body.result.taskId, undefined);
@@ -115,7 +124,10 @@ describe('MCP Tasks extension on the wire', () => {
     const { body } = await rpc(server.mcpUrl, 'tools/list');
     const tool = body.result.tools.find((t: { name: string }) => t.name === 'reflow_month');
     assert.ok(tool.outputSchema?.properties?.moved);
-    assert.deepEqual(new Set(body.result.tools.map((t: { name: string }) => t.name)), new Set(['list_rooms', 'list_bookings', 'reflow_month', 'reflow_status', 'reflow_cancel']));
+    assert.deepEqual(
+      new Set(body.result.tools.map((t: { name: string }) => t.name)),
+      new Set(['list_rooms', 'list_bookings', 'reflow_month', 'reflow_status', 'reflow_cancel']),
+    );
   });
 
   test('tasks/cancel acks, the task shows cancelled, and cancelling again still acks', async () => {
@@ -125,7 +137,10 @@ describe('MCP Tasks extension on the wire', () => {
       const created = await rpc(acceptOnly.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: DEMO });
       const taskId = created.body.result.taskId;
       const cancel = await rpc(acceptOnly.mcpUrl, 'tasks/cancel', { taskId });
-      assert.deepEqual(Object.keys(cancel.body.result).filter((k) => k !== '_meta'), ['resultType']);
+      assert.deepEqual(
+        Object.keys(cancel.body.result).filter((k) => k !== '_meta'),
+        ['resultType'],
+      );
       assert.equal(cancel.body.result.resultType, 'complete');
       const got = await rpc(acceptOnly.mcpUrl, 'tasks/get', { taskId });
       assert.equal(got.body.result.status, 'cancelled');
@@ -150,7 +165,9 @@ describe('MCP Tasks extension on the wire', () => {
       assert.equal(sc.moved + sc.unresolved, 142);
       const reader = new Database(second.databasePath, { readonly: true });
       try {
-        const audited = reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as { n: number };
+        const audited = reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as {
+          n: number;
+        };
         assert.equal(audited.n, sc.moved, 'one audit row per applied move');
         const overlaps = reader
           .prepare(
@@ -159,7 +176,9 @@ describe('MCP Tasks extension on the wire', () => {
           )
           .get() as { n: number };
         assert.equal(overlaps.n, 0);
-        const flagged = reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as { n: number };
+        const flagged = reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as {
+          n: number;
+        };
         assert.equal(flagged.n, sc.unresolved);
       } finally {
         reader.close();
@@ -172,7 +191,10 @@ describe('MCP Tasks extension on the wire', () => {
   test('unknown task ids are -32602; undeclared clients get -32021; tasks/result and tasks/list are -32601', async () => {
     assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_nope' })).body.error.code, -32602);
     assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId: 'tsk_nope' })).body.error.code, -32602);
-    assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_nope' }, { tasks: false })).body.error.code, -32021);
+    assert.equal(
+      (await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_nope' }, { tasks: false })).body.error.code,
+      -32021,
+    );
     assert.equal((await rpc(server.mcpUrl, 'tasks/result', { taskId: 'tsk_nope' })).body.error.code, -32601);
     assert.equal((await rpc(server.mcpUrl, 'tasks/list', {})).body.error.code, -32601);
   });
@@ -203,8 +225,11 @@ describe('MCP Tasks extension on the wire', () => {
   test('after a real reflow list_bookings shows every studio-b booking of the window moved or needing rebooking, none lost or doubled', async () => {
     type B = { id: string; roomId: string; start: string; end: string; status: string };
     const list = async (): Promise<B[]> =>
-      (await rpc(server.mcpUrl, 'tools/call', { name: 'list_bookings', arguments: { month: '2026-09' } })).body.result.structuredContent.bookings;
-    const inWindow = (b: B) => Date.parse(b.start) < Date.parse('2026-09-21T00:00:00+01:00') && Date.parse(b.end) > Date.parse('2026-09-07T00:00:00+01:00');
+      (await rpc(server.mcpUrl, 'tools/call', { name: 'list_bookings', arguments: { month: '2026-09' } })).body.result
+        .structuredContent.bookings;
+    const inWindow = (b: B) =>
+      Date.parse(b.start) < Date.parse('2026-09-21T00:00:00+01:00') &&
+      Date.parse(b.end) > Date.parse('2026-09-07T00:00:00+01:00');
     const before = await list();
     const affected = before.filter((b) => b.roomId === 'studio-b' && b.status === 'confirmed' && inWindow(b));
     assert.equal(affected.length, 142);
@@ -212,7 +237,11 @@ describe('MCP Tasks extension on the wire', () => {
     const done = await waitForTaskStatus(server.mcpUrl, created.body.result.taskId, ['completed', 'failed']);
     assert.equal(done.status, 'completed');
     const after = await list();
-    assert.deepEqual(after.map((b) => b.id).sort(), before.map((b) => b.id).sort(), 'same bookings, none lost or duplicated');
+    assert.deepEqual(
+      after.map((b) => b.id).sort(),
+      before.map((b) => b.id).sort(),
+      'same bookings, none lost or duplicated',
+    );
     const byId = new Map(after.map((b) => [b.id, b]));
     const moved = new Map(done.result.structuredContent.moves.map((m: { bookingId: string }) => [m.bookingId, m]));
     for (const b of affected) {
@@ -221,13 +250,20 @@ describe('MCP Tasks extension on the wire', () => {
       assert.equal(now.status, 'confirmed');
       assert.ok(moved.has(b.id), `${b.id} is neither moved nor flagged`);
       assert.ok(now.roomId !== 'studio-b' || !inWindow(now), `${b.id} still in studio-b during the window`);
-      assert.equal(Date.parse(now.end) - Date.parse(now.start), Date.parse(b.end) - Date.parse(b.start), 'duration kept');
+      assert.equal(
+        Date.parse(now.end) - Date.parse(now.start),
+        Date.parse(b.end) - Date.parse(b.start),
+        'duration kept',
+      );
     }
     const confirmed = after.filter((b) => b.status === 'confirmed');
     for (const a of confirmed)
       for (const b of confirmed)
         if (a.id < b.id && a.roomId === b.roomId)
-          assert.ok(Date.parse(a.end) <= Date.parse(b.start) || Date.parse(b.end) <= Date.parse(a.start), `${a.id} overlaps ${b.id}`);
+          assert.ok(
+            Date.parse(a.end) <= Date.parse(b.start) || Date.parse(b.end) <= Date.parse(a.start),
+            `${a.id} overlaps ${b.id}`,
+          );
     assert.equal(after.filter((b) => b.status === 'needs_rebooking').length, done.result.structuredContent.unresolved);
   });
 });

@@ -57,7 +57,13 @@ test('JSON log lines about a task carry its id, and request lines the request id
     },
   });
   const dir = mkdtempSync(join(tmpdir(), 'reflow-logs-'));
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'reflow.db'), WORKERS: '2', LOG_LEVEL: 'info' });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_PATH: join(dir, 'reflow.db'),
+    WORKERS: '2',
+    LOG_LEVEL: 'info',
+  });
   const server = await startServer(config, pino({ level: 'info' }, sink));
   t.after(async () => {
     await server.close();
@@ -72,5 +78,6 @@ test('JSON log lines about a task carry its id, and request lines the request id
   for (const l of attempt) assert.equal(l.taskId, taskId);
   const request = lines.filter((l) => l.reqId === 'req-operator-7');
   assert.ok(request.some((l) => l.msg === 'request completed' && l.res?.statusCode === 200));
-  for (const l of request.filter((l) => l.msg !== 'incoming request')) assert.equal(l.taskId, taskId, JSON.stringify(l));
+  for (const l of request.filter((l) => l.msg !== 'incoming request'))
+    assert.equal(l.taskId, taskId, JSON.stringify(l));
 });

@@ -11,9 +11,16 @@ export async function getJson(url: string, init?: RequestInit): Promise<{ status
 export async function startReflow(mcpUrl: string, args: Record<string, unknown> = {}): Promise<string> {
   const { body } = await rpc(mcpUrl, 'tools/call', {
     name: 'reflow_month',
-    arguments: { month: DEMO_SCENARIO.month, offline_rooms: [...DEMO_SCENARIO.offline_rooms], from: DEMO_SCENARIO.from, to: DEMO_SCENARIO.to, ...args },
+    arguments: {
+      month: DEMO_SCENARIO.month,
+      offline_rooms: [...DEMO_SCENARIO.offline_rooms],
+      from: DEMO_SCENARIO.from,
+      to: DEMO_SCENARIO.to,
+      ...args,
+    },
   });
-  if (body.error || body.result?.resultType !== 'task') throw new Error(`reflow_month did not return a task: ${JSON.stringify(body)}`);
+  if (body.error || body.result?.resultType !== 'task')
+    throw new Error(`reflow_month did not return a task: ${JSON.stringify(body)}`);
   return body.result.taskId;
 }
 

@@ -18,7 +18,11 @@ test('rooms and a month of bookings, one room at a time; bad month and unknown r
   assert.equal(month.body.bookings.length, 1010);
   const studioB = await getJson(`${server.url}/api/bookings?month=2026-09&room=studio-b`);
   assert.ok(studioB.body.bookings.length > 142);
-  assert.ok(studioB.body.bookings.every((b: any) => b.roomId === 'studio-b' && /^2026-09-\d\dT\d\d:\d\d:\d\d\+01:00$/.test(b.start)));
+  assert.ok(
+    studioB.body.bookings.every(
+      (b: any) => b.roomId === 'studio-b' && /^2026-09-\d\dT\d\d:\d\d:\d\d\+01:00$/.test(b.start),
+    ),
+  );
   assert.equal((await getJson(`${server.url}/api/bookings?month=2026-10`)).body.bookings.length, 0);
 
   for (const [path, message] of [
@@ -40,7 +44,8 @@ test('the OpenAPI document at /docs describes every /api route with its schemas'
   const doc = await getJson(`${server.url}/docs/json`);
   assert.equal(doc.status, 200);
   assert.match(doc.body.openapi, /^3\./);
-  for (const path of ['/api/tasks', '/api/tasks/{id}', '/api/tasks/{id}/cancel', '/api/rooms', '/api/bookings']) assert.ok(doc.body.paths[path], `${path} documented`);
+  for (const path of ['/api/tasks', '/api/tasks/{id}', '/api/tasks/{id}/cancel', '/api/rooms', '/api/bookings'])
+    assert.ok(doc.body.paths[path], `${path} documented`);
   const list = doc.body.paths['/api/tasks'].get;
   assert.deepEqual(list.parameters.map((p: any) => p.name).sort(), ['cursor', 'kind', 'limit', 'since', 'status']);
   assert.ok(list.responses['400'], 'errors documented');

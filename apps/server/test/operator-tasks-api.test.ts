@@ -24,7 +24,13 @@ test('a completed demo reflow: listed with counts, and its detail carries histor
   assert.equal(status, 200);
   assert.equal(body.task.status, 'completed');
   assert.equal(body.error, null);
-  assert.deepEqual(body.task.input, { month: '2026-09', offlineRooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', dryRun: false });
+  assert.deepEqual(body.task.input, {
+    month: '2026-09',
+    offlineRooms: ['studio-b'],
+    from: '2026-09-07',
+    to: '2026-09-20',
+    dryRun: false,
+  });
   const kinds = body.events.map((e: { kind: string }) => e.kind);
   assert.equal(kinds[0], 'created');
   assert.equal(kinds.at(-1), 'completed');
@@ -32,18 +38,29 @@ test('a completed demo reflow: listed with counts, and its detail carries histor
   assert.ok(body.timings.runMs >= 0 && body.timings.totalMs >= body.timings.runMs);
 
   const result = task.result.structuredContent;
-  assert.deepEqual(body.reflow.audit, { moves: body.reflow.moves.length, unresolved: body.reflow.unresolvedBookings.length });
+  assert.deepEqual(body.reflow.audit, {
+    moves: body.reflow.moves.length,
+    unresolved: body.reflow.unresolvedBookings.length,
+  });
   assert.equal(body.reflow.summary.affected, DEMO_AFFECTED);
   assert.equal(body.reflow.moves.length + body.reflow.unresolvedBookings.length, DEMO_AFFECTED);
   assert.deepEqual(body.reflow.moves, result.moves);
   assert.deepEqual(body.reflow.unresolvedBookings, result.unresolvedBookings);
-  for (const u of body.reflow.unresolvedBookings) assert.ok(u.reason.length > 20, `a reason a person can act on: ${u.reason}`);
+  for (const u of body.reflow.unresolvedBookings)
+    assert.ok(u.reason.length > 20, `a reason a person can act on: ${u.reason}`);
 
   // The detail agrees with the audit tables written in the same transaction.
   const db = new Database(server.databasePath, { readonly: true });
   t.after(() => db.close());
-  const audited = db.prepare('SELECT booking_id AS id, to_room AS room FROM reflow_moves WHERE task_id = ? ORDER BY booking_id').all(taskId);
-  assert.deepEqual(audited, body.reflow.moves.map((m: any) => ({ id: m.bookingId, room: m.toRoom })).sort((a: any, b: any) => a.id.localeCompare(b.id)));
+  const audited = db
+    .prepare('SELECT booking_id AS id, to_room AS room FROM reflow_moves WHERE task_id = ? ORDER BY booking_id')
+    .all(taskId);
+  assert.deepEqual(
+    audited,
+    body.reflow.moves
+      .map((m: any) => ({ id: m.bookingId, room: m.toRoom }))
+      .sort((a: any, b: any) => a.id.localeCompare(b.id)),
+  );
 
   const again = await getJson(`${server.url}/api/tasks/${taskId}/cancel`, { method: 'POST' });
   assert.equal(again.status, 409);
@@ -60,10 +77,16 @@ test('filters by status, kind and creation time; pages newest first with a curso
   const newestFirst = [...ids].reverse();
 
   const first = await getJson(`${server.url}/api/tasks?limit=2`);
-  assert.deepEqual(first.body.tasks.map((x: any) => x.taskId), newestFirst.slice(0, 2));
+  assert.deepEqual(
+    first.body.tasks.map((x: any) => x.taskId),
+    newestFirst.slice(0, 2),
+  );
   assert.equal(typeof first.body.nextCursor, 'string');
   const second = await getJson(`${server.url}/api/tasks?limit=2&cursor=${first.body.nextCursor}`);
-  assert.deepEqual(second.body.tasks.map((x: any) => x.taskId), newestFirst.slice(2));
+  assert.deepEqual(
+    second.body.tasks.map((x: any) => x.taskId),
+    newestFirst.slice(2),
+  );
   assert.equal(second.body.nextCursor, null);
 
   const cancelled = await getJson(`${server.url}/api/tasks/${ids[0]}/cancel`, { method: 'POST' });
@@ -100,7 +123,13 @@ test('bad filters and unknown ids get 4xx JSON with a stable code and the name o
     ['/api/tasks?cursor=not-a-cursor', 400, 'RFL_BAD_FILTER', /cursor: not a cursor/],
     ['/api/tasks?stauts=working', 400, 'RFL_BAD_FILTER', /Unknown query parameter stauts/],
     ['/api/tasks/tsk_0000000000000000000000000000000000000000', 404, 'RFL_UNKNOWN_TASK', /No task tsk_0+/],
-    ['/api/tasks/tsk_0000000000000000000000000000000000000000/cancel', 404, 'RFL_UNKNOWN_TASK', /No task/, { method: 'POST' }],
+    [
+      '/api/tasks/tsk_0000000000000000000000000000000000000000/cancel',
+      404,
+      'RFL_UNKNOWN_TASK',
+      /No task/,
+      { method: 'POST' },
+    ],
     ['/api/tasks/nothing-here', 404, 'RFL_UNKNOWN_TASK', /No task nothing-here/],
     ['/api/no-such-route', 404, 'RFL_NO_ROUTE', /No route GET \/api\/no-such-route/],
   ];
@@ -132,11 +161,17 @@ test('a failed task: listed under failed, its detail carries the error and the a
   } while (Date.now() < deadline);
   assert.equal(detail.task.status, 'failed');
   assert.deepEqual(detail.error, { code: -32602, message: 'No site has been imported yet' });
-  assert.deepEqual(detail.events.map((e: any) => e.kind), ['created', 'claimed', 'failed']);
+  assert.deepEqual(
+    detail.events.map((e: any) => e.kind),
+    ['created', 'claimed', 'failed'],
+  );
   assert.equal(detail.events.at(-1).attempt, 1);
   assert.equal(detail.reflow.summary, null);
   assert.deepEqual(detail.reflow.audit, { moves: 0, unresolved: 0 });
   const failed = (await getJson(`${server.url}/api/tasks?status=failed`)).body;
-  assert.deepEqual(failed.tasks.map((x: any) => x.taskId), [taskId]);
+  assert.deepEqual(
+    failed.tasks.map((x: any) => x.taskId),
+    [taskId],
+  );
   assert.equal(failed.counts.failed, 1);
 });

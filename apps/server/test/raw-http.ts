@@ -16,7 +16,14 @@ export function rawPost(url: string, headers: Record<string, string>, body: stri
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        agent,
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -36,7 +43,10 @@ export function rawPost(url: string, headers: Record<string, string>, body: stri
 function parseAnswer(text: string): any {
   try {
     if (text.trimStart().startsWith('{')) return JSON.parse(text);
-    const data = text.split('\n').filter((l) => l.startsWith('data:')).pop();
+    const data = text
+      .split('\n')
+      .filter((l) => l.startsWith('data:'))
+      .pop();
     return data ? JSON.parse(data.slice(5)) : undefined;
   } catch {
     return undefined;

@@ -10,7 +10,11 @@ import { test } from 'node:test';
 const ROOT = resolve(import.meta.dirname, '../../..');
 
 /** Runs the server process until it exits, or until its output matches `stopWhen` (then stops it with SIGTERM). */
-function runServer(env: Record<string, string>, timeoutMs = 30_000, stopWhen?: RegExp): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
+function runServer(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  stopWhen?: RegExp,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts'], {
       cwd: ROOT,
@@ -42,7 +46,12 @@ test('a non-loopback bind without tokens refuses to start, says why, and touches
     const database = join(dir, `${host.replace(/\W/g, '_')}.db`);
     const { code, stderr } = await runServer({ HOST: host, DATABASE_PATH: database });
     assert.equal(code, 1, `HOST=${host}: exit code`);
-    assert.match(stderr, new RegExp(`did not start: Refusing to listen on ${host.replace(/\./g, '\\.')} without authentication: no AUTH_TOKENS or AUTH_TOKENS_FILE is configured`));
+    assert.match(
+      stderr,
+      new RegExp(
+        `did not start: Refusing to listen on ${host.replace(/\./g, '\\.')} without authentication: no AUTH_TOKENS or AUTH_TOKENS_FILE is configured`,
+      ),
+    );
     assert.match(stderr, /bind to a loopback address \(HOST=127\.0\.0\.1\)/);
     assert.equal(existsSync(database), false, 'nothing was opened');
   }
@@ -51,17 +60,31 @@ test('a non-loopback bind without tokens refuses to start, says why, and touches
 test('a bad token list also stops the process with a message', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-refuse-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { code, stderr } = await runServer({ HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'r.db'), AUTH_TOKENS: 'alice:root:0123456789abcdefgh' });
+  const { code, stderr } = await runServer({
+    HOST: '127.0.0.1',
+    DATABASE_PATH: join(dir, 'r.db'),
+    AUTH_TOKENS: 'alice:root:0123456789abcdefgh',
+  });
   assert.equal(code, 1);
-  assert.match(stderr, /did not start: Invalid configuration: AUTH_TOKENS entry 1 \(alice\): role must be client or operator/);
+  assert.match(
+    stderr,
+    /did not start: Invalid configuration: AUTH_TOKENS entry 1 \(alice\): role must be client or operator/,
+  );
 });
 
 test('UNAUTHENTICATED_BIND=true (the compose file: a container port published on loopback) starts and warns', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-refuse-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { code, stdout, stderr } = await runServer({ HOST: '0.0.0.0', UNAUTHENTICATED_BIND: 'true', DATABASE_PATH: join(dir, 'r.db'), SEED_FILE: '' }, 30_000, /server listening/);
+  const { code, stdout, stderr } = await runServer(
+    { HOST: '0.0.0.0', UNAUTHENTICATED_BIND: 'true', DATABASE_PATH: join(dir, 'r.db'), SEED_FILE: '' },
+    30_000,
+    /server listening/,
+  );
   assert.notEqual(code, 1, `it started (stderr: ${stderr})`);
   assert.match(stdout, /studio reflow server listening/);
-  assert.match(stdout, /no bearer tokens on a non-loopback bind \(UNAUTHENTICATED_BIND\): only loopback Host names are accepted/);
+  assert.match(
+    stdout,
+    /no bearer tokens on a non-loopback bind \(UNAUTHENTICATED_BIND\): only loopback Host names are accepted/,
+  );
   assert.match(stdout, /"auth":"none \(loopback only\)"/);
 });

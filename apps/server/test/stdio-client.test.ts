@@ -58,7 +58,10 @@ test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, gets re
 
   const progress: string[] = [];
   const result = await client.callTool(
-    { name: 'reflow_month', arguments: { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', dry_run: true } },
+    {
+      name: 'reflow_month',
+      arguments: { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', dry_run: true },
+    },
     { onprogress: (p) => void progress.push(String(p.message)) },
   );
   assert.notEqual(result.isError, true, JSON.stringify(result.content));
@@ -67,15 +70,24 @@ test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, gets re
   assert.equal(sc.moved + sc.unresolved, 142);
   assert.equal(sc.applied, false);
   assert.ok(progress.length >= 1, 'progress notifications arrived over stdio');
-  assert.ok(progress.some((m) => /Reflowing 142 bookings|Queued/.test(m)), progress.join(' | '));
+  assert.ok(
+    progress.some((m) => /Reflowing 142 bookings|Queued/.test(m)),
+    progress.join(' | '),
+  );
 
   // The same connection, through the official ext-tasks client: a 2025-11-25 task over stdio.
   const session = createTaskSessionFromClient(client, { endpointId: 'stdio' });
-  const execution = await session.callTool('reflow_month', { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-14', to: '2026-09-20', dry_run: true }, { task: { preference: 'require' } });
+  const execution = await session.callTool(
+    'reflow_month',
+    { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-14', to: '2026-09-20', dry_run: true },
+    { task: { preference: 'require' } },
+  );
   assert.equal(execution.kind, 'task');
   const { outcome } = await execution.settle();
   assert.equal(outcome.status, 'completed');
-  const settled = resultFromTaskOutcome(outcome) as unknown as { structuredContent: { affected: number; window: { from: string } } };
+  const settled = resultFromTaskOutcome(outcome) as unknown as {
+    structuredContent: { affected: number; window: { from: string } };
+  };
   assert.equal(settled.structuredContent.window.from, '2026-09-14');
   await session.close();
 
@@ -88,7 +100,10 @@ test('reflow mcp over stdio: a 2026-07-28 client is served by the same tools', a
   const dir = mkdtempSync(join(tmpdir(), 'reflow-stdio-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const { transport } = stdioTransport(join(dir, 'reflow.db'));
-  const client = new Client({ name: 'stdio-host-modern', version: '0.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new Client(
+    { name: 'stdio-host-modern', version: '0.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   await client.connect(transport);
   t.after(() => client.close());
 

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
 
 const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
-const call = (url: string, args: Record<string, unknown>) => rpc(url, 'tools/call', { name: 'reflow_month', arguments: args });
+const call = (url: string, args: Record<string, unknown>) =>
+  rpc(url, 'tools/call', { name: 'reflow_month', arguments: args });
 
 test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answer -32602 "Task has expired"; an unknown id "Task not found"', async (t) => {
   const server = await startTestServer({ TASK_TTL_MS: '1000', WORKERS: '0' });
@@ -33,10 +34,20 @@ test('queued in the database: the same request twice is one task; cancel while q
   // An accept-only process (no workers) keeps tasks queued; a second process on the same file runs them.
   const acceptOnly = await startTestServer({ WORKERS: '0' });
   const first = (await call(acceptOnly.mcpUrl, { ...REFLOW, from: '2026-09-21', to: '2026-09-22' })).body.result;
-  const again = (await call(acceptOnly.mcpUrl, { to: '2026-09-22', from: '2026-09-21', offline_rooms: ['studio-b'], month: '2026-09' })).body.result;
+  const again = (
+    await call(acceptOnly.mcpUrl, {
+      to: '2026-09-22',
+      from: '2026-09-21',
+      offline_rooms: ['studio-b'],
+      month: '2026-09',
+    })
+  ).body.result;
   assert.equal(again.taskId, first.taskId, 'the identical request returned the existing task');
   const doomed = (await call(acceptOnly.mcpUrl, { ...REFLOW, from: '2026-09-01', to: '2026-09-02' })).body.result;
-  assert.equal((await rpc(acceptOnly.mcpUrl, 'tasks/cancel', { taskId: doomed.taskId })).body.result.resultType, 'complete');
+  assert.equal(
+    (await rpc(acceptOnly.mcpUrl, 'tasks/cancel', { taskId: doomed.taskId })).body.result.resultType,
+    'complete',
+  );
   assert.equal((await rpc(acceptOnly.mcpUrl, 'tasks/get', { taskId: doomed.taskId })).body.result.status, 'cancelled');
   await acceptOnly.close({ keepDatabase: true });
 
@@ -52,13 +63,21 @@ test('queued in the database: the same request twice is one task; cancel while q
   // Cancelling a finished task acknowledges and changes nothing.
   assert.equal((await rpc(worker.mcpUrl, 'tasks/cancel', { taskId: first.taskId })).body.result.resultType, 'complete');
   const after = (await rpc(worker.mcpUrl, 'tasks/get', { taskId: first.taskId })).body.result;
-  assert.deepEqual([after.status, after.result.structuredContent.moved], ['completed', done.result.structuredContent.moved]);
+  assert.deepEqual(
+    [after.status, after.result.structuredContent.moved],
+    ['completed', done.result.structuredContent.moved],
+  );
 });
 
 test('cancel while solving: the task ends cancelled and applies nothing', async (t) => {
   const server = await startTestServer();
   t.after(() => server.close());
-  const bookings = () => JSON.stringify(server.services.connection.sqlite.prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id').all());
+  const bookings = () =>
+    JSON.stringify(
+      server.services.connection.sqlite
+        .prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id')
+        .all(),
+    );
   const before = bookings();
   const tasks = server.services.engine.queries.tasks;
   let cancelledMidSolve = 0;

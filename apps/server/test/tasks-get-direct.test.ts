@@ -9,7 +9,9 @@ const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07'
 
 const metric = async (url: string, path: 'direct' | 'sdk') => {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`reflow_mcp_requests_total{method="tasks/get",path="${path}"} `));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`reflow_mcp_requests_total{method="tasks/get",path="${path}"} `));
   return line ? Number(line.split(' ').pop()) : 0;
 };
 
@@ -32,7 +34,12 @@ test('completed, input_required, working and cancelled tasks read the same direc
 
   const directBefore = await metric(server.url, 'direct');
   const sdkBefore = await metric(server.url, 'sdk');
-  for (const [taskId, status] of [[completed, 'completed'], [parked, 'input_required'], [queued, 'working'], [cancelled, 'cancelled']]) {
+  for (const [taskId, status] of [
+    [completed, 'completed'],
+    [parked, 'input_required'],
+    [queued, 'working'],
+    [cancelled, 'cancelled'],
+  ]) {
     const direct = (await rpc(server.mcpUrl, 'tasks/get', { taskId })).body;
     // An extra parameter the direct path does not take: the SDK answers (its params schema lets it through).
     const viaSdk = (await rpc(server.mcpUrl, 'tasks/get', { taskId, 'x-trace': 'compare' })).body;
@@ -40,14 +47,25 @@ test('completed, input_required, working and cancelled tasks read the same direc
     assert.deepEqual(direct, viaSdk, `${status}: the direct answer differs from the SDK's`);
   }
   assert.equal((await metric(server.url, 'direct')) - directBefore, 4, 'each plain poll was answered directly');
-  assert.equal((await metric(server.url, 'sdk')) - sdkBefore, 4, 'each poll with an extra parameter went through the SDK');
+  assert.equal(
+    (await metric(server.url, 'sdk')) - sdkBefore,
+    4,
+    'each poll with an extra parameter went through the SDK',
+  );
 });
 
 test('what the direct path does not answer keeps the SDK answer: unknown task, another owner, no extension, mismatched header, wrong media type', async (t) => {
-  const server = await startTestServer({ AUTH_TOKENS: 'alice:client:tok-alice-0123456789,bob:client:tok-bob-0123456789' });
+  const server = await startTestServer({
+    AUTH_TOKENS: 'alice:client:tok-alice-0123456789,bob:client:tok-bob-0123456789',
+  });
   t.after(() => server.close());
   const alice = { token: 'tok-alice-0123456789' };
-  const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...SEPT, dry_run: true } }, alice);
+  const created = await rpc(
+    server.mcpUrl,
+    'tools/call',
+    { name: 'reflow_month', arguments: { ...SEPT, dry_run: true } },
+    alice,
+  );
   const taskId = created.body.result.taskId as string;
   assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId }, alice)).body.result?.taskId, taskId);
 
@@ -57,9 +75,19 @@ test('what the direct path does not answer keeps the SDK answer: unknown task, a
   assert.deepEqual(otherOwner.body.error, unknown.body.error && { ...unknown.body.error, data: { taskId } });
   const undeclared = await rpc(server.mcpUrl, 'tasks/get', { taskId }, { ...alice, tasks: false });
   assert.equal(undeclared.body.error?.code, -32021, JSON.stringify(undeclared.body));
-  const mismatched = await rpc(server.mcpUrl, 'tasks/get', { taskId }, { ...alice, headers: { 'mcp-name': 'tsk_other' } });
+  const mismatched = await rpc(
+    server.mcpUrl,
+    'tasks/get',
+    { taskId },
+    { ...alice, headers: { 'mcp-name': 'tsk_other' } },
+  );
   assert.equal(mismatched.status, 400);
   assert.equal(mismatched.body.error?.code, -32020, JSON.stringify(mismatched.body));
-  const plainText = await rpc(server.mcpUrl, 'tasks/get', { taskId }, { ...alice, headers: { 'content-type': 'text/plain' } });
-  assert.equal(plainText.status, 415, 'the media type is the SDK\'s to refuse, as for any other request');
+  const plainText = await rpc(
+    server.mcpUrl,
+    'tasks/get',
+    { taskId },
+    { ...alice, headers: { 'content-type': 'text/plain' } },
+  );
+  assert.equal(plainText.status, 415, "the media type is the SDK's to refuse, as for any other request");
 });

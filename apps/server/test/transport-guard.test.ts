@@ -9,7 +9,12 @@ const DISCOVER = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'server/discover',
-  params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+  params: {
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    },
+  },
 });
 const headers = (extra: Record<string, string>) => ({
   'content-type': 'application/json',
@@ -33,7 +38,11 @@ test('bound to loopback: loopback Host and Origin pass, any other name is refuse
     assert.equal(res.status, 403, `Host ${host}`);
     assert.match(res.json.error.message, /Invalid Host/);
   }
-  const origin = await rawPost(server.mcpUrl, headers({ host: `127.0.0.1:${port}`, origin: 'http://evil.example.com' }), DISCOVER);
+  const origin = await rawPost(
+    server.mcpUrl,
+    headers({ host: `127.0.0.1:${port}`, origin: 'http://evil.example.com' }),
+    DISCOVER,
+  );
   assert.equal(origin.status, 403);
   assert.match(origin.json.error.message, /Invalid Origin/);
   // Probes are reached by address (load balancers, pod IPs) and stay open.
@@ -44,18 +53,31 @@ test('ALLOWED_HOSTS replaces the loopback names', async (t) => {
   const server = await startTestServer({ ALLOWED_HOSTS: 'reflow.internal' });
   t.after(() => server.close());
   assert.equal((await rawPost(server.mcpUrl, headers({ host: 'reflow.internal:443' }), DISCOVER)).status, 200);
-  assert.equal((await rawPost(server.mcpUrl, headers({ host: `localhost:${new URL(server.url).port}` }), DISCOVER)).status, 403);
+  assert.equal(
+    (await rawPost(server.mcpUrl, headers({ host: `localhost:${new URL(server.url).port}` }), DISCOVER)).status,
+    403,
+  );
 });
 
 test('CORS is off by default and answers only the configured origins when on', async (t) => {
   const off = await startTestServer();
   t.after(() => off.close());
   const preflight = (url: string, origin: string) =>
-    fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-method' } });
+    fetch(url, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-method',
+      },
+    });
   const plain = await preflight(off.mcpUrl, 'http://localhost:5173');
   assert.equal(plain.headers.get('access-control-allow-origin'), null);
 
-  const on = await startTestServer({ CORS_ORIGINS: 'http://localhost:5173', AUTH_TOKENS: 'ui:operator:ui-token-0123456789abcdef' });
+  const on = await startTestServer({
+    CORS_ORIGINS: 'http://localhost:5173',
+    AUTH_TOKENS: 'ui:operator:ui-token-0123456789abcdef',
+  });
   t.after(() => on.close());
   const allowed = await preflight(on.mcpUrl, 'http://localhost:5173');
   assert.ok(allowed.status < 300, `preflight ${allowed.status}`);

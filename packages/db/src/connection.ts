@@ -24,7 +24,10 @@ export interface OpenOptions {
 
 /** Opens a connection with the pragmas every connection must have (DESIGN §2). */
 export function openDatabase(path: string, options: OpenOptions = {}): Connection {
-  const sqlite = new Database(path, { readonly: options.readonly ?? false, ...(options.verbose ? { verbose: (sql: unknown) => options.verbose!(String(sql)) } : {}) });
+  const sqlite = new Database(path, {
+    readonly: options.readonly ?? false,
+    ...(options.verbose ? { verbose: (sql: unknown) => options.verbose!(String(sql)) } : {}),
+  });
   if (!options.readonly) sqlite.pragma('journal_mode = WAL');
   sqlite.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
   sqlite.pragma('foreign_keys = ON');

@@ -28,7 +28,8 @@ const journalSizes = new Map<string, number>();
 function migrationCount(folder: string): number {
   let count = journalSizes.get(folder);
   if (count === undefined) {
-    count = (JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+    count = (JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries
+      .length;
     journalSizes.set(folder, count);
   }
   return count;

@@ -20,10 +20,22 @@ test('hot task and booking queries use indexes', () => {
     migrateDatabase(connection);
     const q = queriesFor(connection);
     const now = Date.now();
-    connection.db.insert(rooms).values({ id: 'studio-a', name: 'Studio A', capacity: 4, features: [], opensAt: '08:00', closesAt: '22:00' }).run();
+    connection.db
+      .insert(rooms)
+      .values({ id: 'studio-a', name: 'Studio A', capacity: 4, features: [], opensAt: '08:00', closesAt: '22:00' })
+      .run();
     connection.db
       .insert(bookings)
-      .values({ id: 'bk-1', roomId: 'studio-a', startAt: now, endAt: now + 3_600_000, title: 't', customer: 'c', attendees: 2, requiredFeatures: [] })
+      .values({
+        id: 'bk-1',
+        roomId: 'studio-a',
+        startAt: now,
+        endAt: now + 3_600_000,
+        title: 't',
+        customer: 'c',
+        attendees: 2,
+        requiredFeatures: [],
+      })
       .run();
     const row = (id: string, createdAt: number) => ({
       id,
@@ -62,14 +74,21 @@ test('hot task and booking queries use indexes', () => {
     q.bookings.firstConflict('studio-a', now, now + 1_800_000, ['bk-2']);
     q.bookings.move('bk-1', 1, { roomId: 'studio-a', startAt: now + 900_000, endAt: now + 4_500_000 });
     // What an apply runs: the target rooms' confirmed bookings once, then per booking.
-    q.bookings.overlapping({ from: now, to: now + 7_200_000, roomIds: ['studio-a', 'studio-b'], statuses: ['confirmed'] });
+    q.bookings.overlapping({
+      from: now,
+      to: now + 7_200_000,
+      roomIds: ['studio-a', 'studio-b'],
+      statuses: ['confirmed'],
+    });
     q.bookings.get('bk-1');
     q.bookings.setStatus('bk-1', 2, 'needs_rebooking');
 
     const planned = statements.filter((sql) => /^\s*(SELECT|UPDATE|DELETE|INSERT|WITH)\b/i.test(sql));
     assert.ok(planned.length >= 15, `captured ${planned.length} statements`);
     const scans = planned.flatMap((sql) => {
-      const plan = (connection.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail);
+      const plan = (connection.sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map(
+        (r) => r.detail,
+      );
       return plan.some((d) => FULL_SCAN.test(d)) ? [`${sql}\n  → ${plan.join('; ')}`] : [];
     });
     assert.deepEqual(scans, [], `full table scans:\n${scans.join('\n')}`);

@@ -4,6 +4,13 @@ export { TasksExtension, type TasksExtensionOptions } from './tasks-extension.ts
 export type { TaskToolDefinition, ToolCall } from './task-tools.ts';
 export type { TaskError, TaskStatus, TaskStore, TaskView } from './task-store.ts';
 export { answerTasksGet, type ServerInfo, type TasksGetRequest } from './tasks-get-fast-path.ts';
-export { TASKS_EXTENSION_ID, CLIENT_CAPABILITIES_META_KEY, clientCapabilities, createTaskResult, declaresTasks, getTaskResult } from './wire.ts';
+export {
+  TASKS_EXTENSION_ID,
+  CLIENT_CAPABILITIES_META_KEY,
+  clientCapabilities,
+  createTaskResult,
+  declaresTasks,
+  getTaskResult,
+} from './wire.ts';
 export { LegacyTasks, type LegacyTaskStore, type LegacyTasksOptions } from './legacy-tasks.ts';
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';

@@ -1,14 +1,31 @@
-import { isInputRequiredResult, McpServer, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  isInputRequiredResult,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import type { TaskStore, TaskView } from './task-store.ts';
-import { invalidArguments, principalFromAuth, progressReporter, routeToolCalls, TaskTools, type TaskToolDefinition, type ToolCall } from './task-tools.ts';
+import {
+  invalidArguments,
+  principalFromAuth,
+  progressReporter,
+  routeToolCalls,
+  TaskTools,
+  type TaskToolDefinition,
+  type ToolCall,
+} from './task-tools.ts';
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
   /** Newest first. Throws (or returns undefined) for a cursor it did not issue. */
-  list(principal: string, page: { cursor?: string; limit: number }): { tasks: TaskView[]; nextCursor?: string } | undefined;
+  list(
+    principal: string,
+    page: { cursor?: string; limit: number },
+  ): { tasks: TaskView[]; nextCursor?: string } | undefined;
 }
 
 export interface LegacyTasksOptions {
@@ -49,12 +66,18 @@ export class LegacyTasks {
     if (this.#attached.has(mcp)) return;
     if (mcp.isConnected()) throw new Error('attach the 2025-11-25 task API before connecting the server');
     const server = mcp.server;
-    for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']) server.assertCanSetRequestHandler(method);
-    for (const registered of this.#tools.registerSync(mcp, (ctx) => this.#call(ctx))) registered.execution = { taskSupport: 'optional' };
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'])
+      server.assertCanSetRequestHandler(method);
+    for (const registered of this.#tools.registerSync(mcp, (ctx) => this.#call(ctx)))
+      registered.execution = { taskSupport: 'optional' };
     this.#routeTaskCalls(server);
 
-    server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) => legacyTask(await this.#visible(params.taskId, ctx)));
-    server.setRequestHandler('tasks/result', { params: TaskIdParams }, async (params, ctx) => this.#result(params.taskId, ctx));
+    server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) =>
+      legacyTask(await this.#visible(params.taskId, ctx)),
+    );
+    server.setRequestHandler('tasks/result', { params: TaskIdParams }, async (params, ctx) =>
+      this.#result(params.taskId, ctx),
+    );
     server.setRequestHandler('tasks/list', { params: ListParams.optional() }, async (params, ctx) => {
       let page: ReturnType<LegacyTaskStore['list']>;
       try {
@@ -69,7 +92,10 @@ export class LegacyTasks {
       const principal = this.#o.principal(ctx);
       const task = await this.#visible(params.taskId, ctx);
       if (TERMINAL.has(task.status))
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Cannot cancel task ${params.taskId}: it already ended ${task.status}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Cannot cancel task ${params.taskId}: it already ended ${task.status}`,
+        );
       await this.#o.store.cancel(params.taskId, principal);
       return legacyTask((await this.#o.store.get(params.taskId, principal)) ?? task);
     });
@@ -83,19 +109,30 @@ export class LegacyTasks {
       const params = request.params as { name: string; arguments?: unknown; task?: unknown };
       if (params.task === undefined) return inner(request, ctx);
       const tool = this.#tools.get(params.name);
-      if (!tool) throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Tool ${params.name} does not support task-augmented calls`);
+      if (!tool)
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `Tool ${params.name} does not support task-augmented calls`,
+        );
       const parsed = tool.inputSchema.safeParse(params.arguments ?? {});
-      if (!parsed.success) throw new ProtocolError(ProtocolErrorCode.InvalidParams, invalidArguments(params.name, parsed.error));
+      if (!parsed.success)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, invalidArguments(params.name, parsed.error));
       let task: TaskView;
       try {
         const started = await tool.start(parsed.data, this.#call(ctx));
         // Asking in the call itself (SEP-2322) is a 2026-07-28 feature this task API cannot carry.
         if (isInputRequiredResult(started))
-          throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Tool ${params.name} needs input first, which the 2025-11-25 task API cannot ask for`);
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `Tool ${params.name} needs input first, which the 2025-11-25 task API cannot ask for`,
+          );
         task = started;
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, error instanceof Error ? error.message : String(error));
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          error instanceof Error ? error.message : String(error),
+        );
       }
       const immediate = `Started task ${task.taskId} (${task.statusMessage ?? task.status}); the result follows when it completes.`;
       return legacyCreateTaskResult(task, immediate) as never;
@@ -109,9 +146,17 @@ export class LegacyTasks {
       await sleep(this.#o.resultPollMs, undefined, { signal: ctx.mcpReq.signal });
       task = await this.#visible(taskId, ctx);
     }
-    if (task.status === 'failed') throw new ProtocolError(task.error?.code ?? ProtocolErrorCode.InternalError, task.error?.message ?? 'Task failed', task.error?.data);
+    if (task.status === 'failed')
+      throw new ProtocolError(
+        task.error?.code ?? ProtocolErrorCode.InternalError,
+        task.error?.message ?? 'Task failed',
+        task.error?.data,
+      );
     if (task.status === 'cancelled')
-      return withRelatedTask({ content: [{ type: 'text', text: `Task ${taskId} was cancelled` }], isError: true }, taskId);
+      return withRelatedTask(
+        { content: [{ type: 'text', text: `Task ${taskId} was cancelled` }], isError: true },
+        taskId,
+      );
     return withRelatedTask(task.result ?? { content: [] }, taskId);
   }
 
@@ -131,6 +176,8 @@ export class LegacyTasks {
     if (task) return task;
     // The same two answers as the 2026-07-28 path: only the owner hears that a task expired.
     const expired = (await this.#o.store.expired?.(taskId, principal)) ?? false;
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', { taskId });
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', {
+      taskId,
+    });
   }
 }

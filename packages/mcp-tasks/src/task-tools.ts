@@ -48,7 +48,12 @@ export class TaskTools extends Map<string, TaskToolDefinition<any>> {
     return [...this].map(([name, tool]) =>
       mcp.registerTool(
         name,
-        { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema },
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          outputSchema: tool.outputSchema,
+        },
         (args: unknown, ctx: ServerContext) => tool.run(args, call(ctx)),
       ),
     );
@@ -64,7 +69,10 @@ export function progressReporter(ctx: ServerContext): ToolCall['reportProgress']
   let progress = 0;
   return async (message) => {
     if (token === undefined) return;
-    await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } });
+    await ctx.mcpReq.notify({
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: ++progress, message },
+    });
   };
 }
 
@@ -81,8 +89,13 @@ type Handler = (request: any, ctx: ServerContext) => Promise<any>;
  * McpServer validates every tool result against the tool's outputSchema, which a task result cannot
  * satisfy (typescript-sdk#2637); the server's protected `_getRequestHandler` is there for chaining.
  */
-export function routeToolCalls(server: McpServer['server'], route: (request: any, ctx: ServerContext, inner: Handler) => Promise<any>): void {
-  const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler('tools/call');
+export function routeToolCalls(
+  server: McpServer['server'],
+  route: (request: any, ctx: ServerContext, inner: Handler) => Promise<any>,
+): void {
+  const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler(
+    'tools/call',
+  );
   if (!inner) throw new Error('no tools/call handler to route from');
   server.removeRequestHandler('tools/call');
   server.setRequestHandler('tools/call', (request, ctx) => route(request, ctx, inner));

@@ -9,7 +9,15 @@ import {
 import { z } from 'zod';
 import { invalidInputResponses } from './input-responses.ts';
 import type { TaskStore, TaskView } from './task-store.ts';
-import { invalidArguments, principalFromAuth, progressReporter, routeToolCalls, TaskTools, type TaskToolDefinition, type ToolCall } from './task-tools.ts';
+import {
+  invalidArguments,
+  principalFromAuth,
+  progressReporter,
+  routeToolCalls,
+  TaskTools,
+  type TaskToolDefinition,
+  type ToolCall,
+} from './task-tools.ts';
 import { clientCapabilities, createTaskResult, declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
 
 export interface TasksExtensionOptions {
@@ -22,7 +30,6 @@ const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).passthroug
 // The SDK lifts `inputResponses` out of the params into ctx.mcpReq.inputResponses (SEP-2322), so
 // the params schema cannot require it; answers are checked against what the task waits on instead.
 const UpdateParams = TaskIdParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() });
-
 
 /**
  * The MCP Tasks extension (SEP-2663) for one McpServer: advertises the capability, serves
@@ -66,9 +73,14 @@ export class TasksExtension {
       const task = await this.#store.get(params.taskId, principal);
       if (!task) throw await this.#missing(params.taskId, principal);
       // A malformed answer to a pending key is refused whole, before anything is recorded.
-      const problem = invalidInputResponses(task.inputRequests ?? {}, responses, ctx.mcpReq.droppedInputResponseKeys ?? []);
+      const problem = invalidInputResponses(
+        task.inputRequests ?? {},
+        responses,
+        ctx.mcpReq.droppedInputResponseKeys ?? [],
+      );
       if (problem) throw new ProtocolError(ProtocolErrorCode.InvalidParams, problem);
-      if (this.#store.update && !(await this.#store.update(params.taskId, principal, responses))) throw await this.#missing(params.taskId, principal);
+      if (this.#store.update && !(await this.#store.update(params.taskId, principal, responses)))
+        throw await this.#missing(params.taskId, principal);
       return { resultType: 'complete' };
     });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {
@@ -85,16 +97,24 @@ export class TasksExtension {
     routeToolCalls(server, async (request, ctx, inner) => {
       const tool = this.#tools.get(request.params.name);
       const declared = declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined);
-      if (tool?.taskSupport === 'required' && !declared) throw missingTasksCapability(`Tool ${request.params.name} runs only as a task: it`);
+      if (tool?.taskSupport === 'required' && !declared)
+        throw missingTasksCapability(`Tool ${request.params.name} runs only as a task: it`);
       if (!tool || !declared) return inner(request, ctx);
       const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
-      if (!parsed.success) return { content: [{ type: 'text', text: invalidArguments(request.params.name, parsed.error) }], isError: true };
+      if (!parsed.success)
+        return {
+          content: [{ type: 'text', text: invalidArguments(request.params.name, parsed.error) }],
+          isError: true,
+        };
       try {
         const started = await tool.start(parsed.data, this.#call(ctx));
         return isInputRequiredResult(started) ? started : createTaskResult(started);
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
-        return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
+        return {
+          content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
+          isError: true,
+        };
       }
     });
   }
@@ -110,7 +130,8 @@ export class TasksExtension {
   }
 
   #declaredPrincipal(ctx: ServerContext): string {
-    if (!declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined)) throw missingTasksCapability('This request');
+    if (!declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined))
+      throw missingTasksCapability('This request');
     return this.#principal(ctx);
   }
 
@@ -124,7 +145,9 @@ export class TasksExtension {
   /** -32602 either way; the owner of an expired task is told it expired, everyone else "not found". */
   async #missing(taskId: string, principal: string): Promise<ProtocolError> {
     const expired = (await this.#store.expired?.(taskId, principal)) ?? false;
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', { taskId });
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, expired ? 'Task has expired' : 'Task not found', {
+      taskId,
+    });
   }
 }
 

@@ -21,7 +21,6 @@ export interface ServerInfo {
 
 const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
-
 /**
  * The poll, answered without building a per-request server: a well-formed 2026-07-28 tasks/get
  * for a task the caller can see gets the very answer the extension's own tasks/get handler gives
@@ -29,16 +28,27 @@ const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
  * an unknown or expired task, an error of any kind — returns undefined and goes through the SDK,
  * which owns every error answer. Returns the JSON-RPC response as text.
  */
-export function answerTasksGet(request: TasksGetRequest, lookup: (taskId: string) => TaskView | undefined, serverInfo: ServerInfo): string | undefined {
+export function answerTasksGet(
+  request: TasksGetRequest,
+  lookup: (taskId: string) => TaskView | undefined,
+  serverInfo: ServerInfo,
+): string | undefined {
   const { body, headers } = request;
   if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
   if (!isJsonContentType(headers.contentType ?? null)) return undefined;
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tasks/get' || !isPlainObject(body.params)) return undefined;
+  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tasks/get' || !isPlainObject(body.params))
+    return undefined;
   const id = body.id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
   const { taskId, _meta: meta, ...otherParams } = body.params;
-  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH || Object.keys(otherParams).length > 0) return undefined;
+  if (
+    typeof taskId !== 'string' ||
+    taskId.length === 0 ||
+    taskId.length > MAX_TASK_ID_LENGTH ||
+    Object.keys(otherParams).length > 0
+  )
+    return undefined;
   // The Mcp-Name header must name this task verbatim (an encoded or mismatched one is the SDK's to judge).
   if (headers.name?.trim() !== taskId) return undefined;
   if (!isPlainObject(meta) || !declaresTasks(meta) || !envelopeServed(body, headers, meta)) return undefined;
@@ -46,7 +56,11 @@ export function answerTasksGet(request: TasksGetRequest, lookup: (taskId: string
   const task = lookup(taskId);
   if (!task) return undefined;
   const { result, ...answer } = getTaskResult(task);
-  const head = JSON.stringify({ jsonrpc: '2.0', id, result: { ...answer, _meta: { [SERVER_INFO_META_KEY]: serverInfo } } });
+  const head = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    result: { ...answer, _meta: { [SERVER_INFO_META_KEY]: serverInfo } },
+  });
   // A completed task's result (tens of kilobytes) is serialised once, not on every poll: head is `{…{…}}`.
   return result === undefined ? head : `${head.slice(0, -2)},"result":${resultJson(task.result!, result)}}}`;
 }
@@ -71,12 +85,24 @@ function resultJson(stored: Record<string, unknown>, inlined: Record<string, unk
  */
 const verdicts = new Map<string, boolean>();
 
-function envelopeServed(body: Record<string, unknown>, headers: TasksGetRequest['headers'], meta: Record<string, unknown>): boolean {
+function envelopeServed(
+  body: Record<string, unknown>,
+  headers: TasksGetRequest['headers'],
+  meta: Record<string, unknown>,
+): boolean {
   const key = `${headers.protocolVersion}\n${headers.method}\n${JSON.stringify(meta)}`;
   let served = verdicts.get(key);
   if (served === undefined) {
-    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: headers.protocolVersion, mcpMethodHeader: headers.method, body });
-    served = route.kind === 'modern' && route.messageKind === 'request' && SERVED_REVISIONS.has(route.classification.revision ?? '');
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: headers.protocolVersion,
+      mcpMethodHeader: headers.method,
+      body,
+    });
+    served =
+      route.kind === 'modern' &&
+      route.messageKind === 'request' &&
+      SERVED_REVISIONS.has(route.classification.revision ?? '');
     if (verdicts.size >= MAX_REMEMBERED_ENVELOPES) verdicts.delete(verdicts.keys().next().value!);
     verdicts.set(key, served);
   }

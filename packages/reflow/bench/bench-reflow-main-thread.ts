@@ -28,7 +28,9 @@ const program = new Command()
   .parse();
 const opts = program.opts<{ size: string; seed: string; reps: string }>();
 if (!(opts.size in SCENARIO_SIZES) || !/^\d+$/.test(opts.seed) || !/^[1-9]\d*$/.test(opts.reps)) {
-  console.error(`--size must be one of ${Object.keys(SCENARIO_SIZES).join(', ')}; --seed and --reps whole numbers (reps ≥ 1)`);
+  console.error(
+    `--size must be one of ${Object.keys(SCENARIO_SIZES).join(', ')}; --seed and --reps whole numbers (reps ≥ 1)`,
+  );
   process.exit(2);
 }
 const reps = Number(opts.reps);
@@ -41,7 +43,13 @@ try {
   migrateDatabase(base);
   const baseQueries = queriesFor(base);
   importSite(JSON.parse(renderSiteJson(scenario.site)), baseQueries);
-  const input: ReflowInput = { month: scenario.month, offlineRooms: scenario.offline_rooms, from: scenario.from, to: scenario.to, dryRun: false };
+  const input: ReflowInput = {
+    month: scenario.month,
+    offlineRooms: scenario.offline_rooms,
+    from: scenario.from,
+    to: scenario.to,
+    dryRun: false,
+  };
 
   // readSnapshot: cold (cache emptied before each call) vs warm.
   const time = (fn: () => void) => {
@@ -94,7 +102,10 @@ try {
       )
       .get() as { n: number };
     // What the apply wrote, as a digest: the same plan must leave the same bookings on every code path.
-    const state = connection.sqlite.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').raw().all();
+    const state = connection.sqlite
+      .prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id')
+      .raw()
+      .all();
     outcome = createHash('sha256').update(JSON.stringify(state)).digest('hex').slice(0, 12);
     connection.close();
     rmSync(path, { force: true });
@@ -107,9 +118,15 @@ try {
   }
 
   const f = (ms: number) => (ms / reps).toFixed(2);
-  console.log(`site: ${opts.size} seed ${opts.seed}, ${scenario.site.rooms.length} rooms, ${scenario.offline_rooms.length} offline, ${input.from}..${input.to} (${scenario.site.site.timezone})`);
-  console.log(`snapshot: ${snapshot.problem.bookings.length} bookings, ${snapshot.problem.rooms.length} rooms × ${snapshot.problem.rooms[0]?.open.length ?? 0} days of opening hours`);
-  console.log(`plan: ${moved} moves, ${unresolved} unresolved (solved once on this thread in ${solveMs.toFixed(0)} ms); bookings after apply: sha256 ${outcome}`);
+  console.log(
+    `site: ${opts.size} seed ${opts.seed}, ${scenario.site.rooms.length} rooms, ${scenario.offline_rooms.length} offline, ${input.from}..${input.to} (${scenario.site.site.timezone})`,
+  );
+  console.log(
+    `snapshot: ${snapshot.problem.bookings.length} bookings, ${snapshot.problem.rooms.length} rooms × ${snapshot.problem.rooms[0]?.open.length ?? 0} days of opening hours`,
+  );
+  console.log(
+    `plan: ${moved} moves, ${unresolved} unresolved (solved once on this thread in ${solveMs.toFixed(0)} ms); bookings after apply: sha256 ${outcome}`,
+  );
   console.log(`${reps} repetitions, ms per call:`);
   console.log(`  readSnapshot, wall-clock cache emptied first:           ${f(coldMs)}`);
   console.log(`  readSnapshot, wall-clock cache warm:                    ${f(warmMs)}`);

@@ -24,7 +24,14 @@ export interface ApplyHooks {
  * month is never half moved. Every move is re-checked against the bookings as they are now: a
  * booking edited since the snapshot, or a target slot taken meanwhile, is reported, never overwritten.
  */
-export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, 'versions'>, queries: Queries, now: number, hooks: ApplyHooks = {}): Applied {
+export function applyPlan(
+  taskId: string,
+  plan: Plan,
+  snapshot: Pick<Snapshot, 'versions'>,
+  queries: Queries,
+  now: number,
+  hooks: ApplyHooks = {},
+): Applied {
   const unresolved: Unresolved[] = [];
   const unchanged = (row: BookingRow | undefined, id: string): row is BookingRow =>
     row !== undefined && row.version === snapshot.versions[id] && row.status === 'confirmed';
@@ -39,7 +46,12 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, '
   for (const move of plan.moves) {
     const current = queries.bookings.get(move.bookingId);
     if (!unchanged(current, move.bookingId)) {
-      unresolved.push({ bookingId: move.bookingId, code: 'changed', reason: 'The booking was changed or cancelled after the reflow read it (while solving or awaiting approval); it was left as it is now' });
+      unresolved.push({
+        bookingId: move.bookingId,
+        code: 'changed',
+        reason:
+          'The booking was changed or cancelled after the reflow read it (while solving or awaiting approval); it was left as it is now',
+      });
       continue;
     }
     moving.push({ move, current, end: move.toStart + (current.endAt - current.startAt) });
@@ -48,8 +60,11 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, '
   // A target slot may only overlap bookings that are themselves moving away. A move dropped here
   // keeps its booking where it is, which may block another move in turn: repeat until none drops.
   // Nothing is written until the loop ends, so the bookings it checks against are read once.
-  const firstConflict = confirmedAround(moving.map(({ move, end }) => ({ roomId: move.toRoom, start: move.toStart, end })), queries);
-  for (let dropped = true; dropped; ) {
+  const firstConflict = confirmedAround(
+    moving.map(({ move, end }) => ({ roomId: move.toRoom, start: move.toStart, end })),
+    queries,
+  );
+  for (let dropped = true; dropped;) {
     dropped = false;
     const movingIds = new Set(moving.map((m) => m.move.bookingId));
     moving = moving.filter(({ move, end }) => {
@@ -67,7 +82,13 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, '
 
   const moves: Move[] = [];
   for (const { move, current, end } of moving) {
-    if (!queries.bookings.move(move.bookingId, current.version, { roomId: move.toRoom, startAt: move.toStart, endAt: end }))
+    if (
+      !queries.bookings.move(move.bookingId, current.version, {
+        roomId: move.toRoom,
+        startAt: move.toStart,
+        endAt: end,
+      })
+    )
       throw new Error(`Booking ${move.bookingId} changed inside the apply transaction`);
     queries.audit.recordMove({ taskId, ...move, appliedAt: now });
     moves.push(move);
@@ -77,9 +98,11 @@ export function applyPlan(taskId: string, plan: Plan, snapshot: Pick<Snapshot, '
   for (const u of unresolved) {
     // A move dropped for a taken slot still has to leave the offline room: it needs rebooking.
     const current = queries.bookings.get(u.bookingId);
-    if (u.code !== 'changed' && unchanged(current, u.bookingId)) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+    if (u.code !== 'changed' && unchanged(current, u.bookingId))
+      queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
   }
   const all = [...plan.unresolved, ...unresolved];
-  for (const u of all) queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
+  for (const u of all)
+    queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
   return { moves, unresolved: all };
 }

@@ -31,7 +31,11 @@ export function approvalRequest(input: ReflowInput, plan: Plan) {
       requestedSchema: {
         type: 'object',
         properties: {
-          apply: { type: 'boolean', title: 'Apply the moves', description: 'Yes writes every move; no leaves the month as it is' },
+          apply: {
+            type: 'boolean',
+            title: 'Apply the moves',
+            description: 'Yes writes every move; no leaves the month as it is',
+          },
         },
         required: ['apply'],
       },

@@ -83,10 +83,13 @@ function toSiteData(file: SiteFileParsed): SiteData {
 }
 
 function assertNoOverlaps(bookings: SiteData['bookings'], fail: (where: string, message: string) => never): void {
-  const confirmed = bookings.filter((b) => b.status === 'confirmed').sort((a, b) => a.roomId.localeCompare(b.roomId) || a.startAt - b.startAt);
+  const confirmed = bookings
+    .filter((b) => b.status === 'confirmed')
+    .sort((a, b) => a.roomId.localeCompare(b.roomId) || a.startAt - b.startAt);
   for (let i = 1; i < confirmed.length; i++) {
     const [a, b] = [confirmed[i - 1], confirmed[i]];
-    if (a.roomId === b.roomId && b.startAt < a.endAt) fail(`bookings (${b.id}).start`, `overlaps confirmed booking ${a.id} in ${b.roomId}`);
+    if (a.roomId === b.roomId && b.startAt < a.endAt)
+      fail(`bookings (${b.id}).start`, `overlaps confirmed booking ${a.id} in ${b.roomId}`);
   }
 }
 

@@ -7,7 +7,10 @@ import { roomId } from './reflow-args.ts';
 
 export const listBookingsArgsSchema = z
   .object({
-    month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09').describe('YYYY-MM'),
+    month: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09')
+      .describe('YYYY-MM'),
     room: roomId.optional().describe('Only this room'),
   })
   .strict();
@@ -36,7 +39,11 @@ export function listBookings(args: z.infer<typeof listBookingsArgsSchema>, queri
   const zone = site.timezone;
   const first = `${args.month}-01`;
   const next = DateTime.fromISO(first).plus({ months: 1 }).toISODate()!;
-  const rows = queries.bookings.overlapping({ from: localMidnight(first, zone), to: localMidnight(next, zone), ...(args.room ? { roomIds: [args.room] } : {}) });
+  const rows = queries.bookings.overlapping({
+    from: localMidnight(first, zone),
+    to: localMidnight(next, zone),
+    ...(args.room ? { roomIds: [args.room] } : {}),
+  });
   return {
     bookings: rows.map((b) => ({
       id: b.id,

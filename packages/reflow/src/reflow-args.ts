@@ -14,19 +14,26 @@ export const roomId = z
 /** The reflow_month tool's arguments, as a client sends them. */
 export const reflowArgsSchema = z
   .object({
-    month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09').describe('The month to reflow, YYYY-MM'),
+    month: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM, e.g. 2026-09')
+      .describe('The month to reflow, YYYY-MM'),
     offline_rooms: z
       .array(roomId)
       .min(1, 'name at least one room')
       .max(50, 'at most 50 rooms')
       .describe('Ids of the rooms going offline'),
-    from: isoDate.optional().describe('First offline day (YYYY-MM-DD, inside the month); default: the first of the month'),
+    from: isoDate
+      .optional()
+      .describe('First offline day (YYYY-MM-DD, inside the month); default: the first of the month'),
     to: isoDate.optional().describe('Last offline day, inclusive; default: the last of the month'),
     dry_run: z.boolean().optional().describe('Plan only: report the moves without writing them'),
     confirm: z
       .boolean()
       .optional()
-      .describe('Ask before applying: the task waits in input_required with an elicitation summarising the plan, and applies only on yes'),
+      .describe(
+        'Ask before applying: the task waits in input_required with an elicitation summarising the plan, and applies only on yes',
+      ),
   })
   .strict();
 
@@ -51,17 +58,38 @@ export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInp
   const last = monthStart.endOf('month').toISODate()!;
   const from = args.from ?? first;
   const to = args.to ?? last;
-  for (const [name, value] of [['from', from], ['to', to]] as const) {
-    if (!DateTime.fromISO(value).isValid) throw new ReflowInputError('RFL_BAD_DATE', `${name} ${value} is not a real date`);
+  for (const [name, value] of [
+    ['from', from],
+    ['to', to],
+  ] as const) {
+    if (!DateTime.fromISO(value).isValid)
+      throw new ReflowInputError('RFL_BAD_DATE', `${name} ${value} is not a real date`);
     if (value < first || value > last)
-      throw new ReflowInputError('RFL_WINDOW_OUTSIDE_MONTH', `${name} ${value} is outside ${args.month} (${first} to ${last})`);
+      throw new ReflowInputError(
+        'RFL_WINDOW_OUTSIDE_MONTH',
+        `${name} ${value} is outside ${args.month} (${first} to ${last})`,
+      );
   }
   if (from > to) throw new ReflowInputError('RFL_FROM_AFTER_TO', `from ${from} is after to ${to}`);
   const known = new Set(queries.site.listRooms().map((r) => r.id));
   const unknown = args.offline_rooms.filter((r) => !known.has(r));
   if (unknown.length)
-    throw new ReflowInputError('RFL_UNKNOWN_ROOM', `Unknown room ${unknown.join(', ')}; known rooms: ${[...known].join(', ') || 'none (import a site first)'}`);
+    throw new ReflowInputError(
+      'RFL_UNKNOWN_ROOM',
+      `Unknown room ${unknown.join(', ')}; known rooms: ${[...known].join(', ') || 'none (import a site first)'}`,
+    );
   const offlineRooms = [...new Set(args.offline_rooms)].sort();
-  if (args.confirm && args.dry_run) throw new ReflowInputError('RFL_CONFIRM_DRY_RUN', 'confirm asks before applying, and dry_run never applies: use one of them');
-  return { month: args.month, offlineRooms, from, to, dryRun: args.dry_run ?? false, ...(args.confirm ? { confirm: true as const } : {}) };
+  if (args.confirm && args.dry_run)
+    throw new ReflowInputError(
+      'RFL_CONFIRM_DRY_RUN',
+      'confirm asks before applying, and dry_run never applies: use one of them',
+    );
+  return {
+    month: args.month,
+    offlineRooms,
+    from,
+    to,
+    dryRun: args.dry_run ?? false,
+    ...(args.confirm ? { confirm: true as const } : {}),
+  };
 }

@@ -3,10 +3,18 @@ import { z } from 'zod';
 /** structuredContent of a reflow_month result: the tool's outputSchema. */
 export const reflowResultSchema = z.object({
   moved: z.number().int().describe('Bookings given a new room or time'),
-  unresolved: z.number().int().describe('Affected bookings that could not move (marked needs_rebooking unless dry_run)'),
+  unresolved: z
+    .number()
+    .int()
+    .describe('Affected bookings that could not move (marked needs_rebooking unless dry_run)'),
   affected: z.number().int().describe('Confirmed bookings in the offline rooms during the window'),
-  applied: z.boolean().describe('Whether the moves were written (false for dry_run, or when the approval was declined)'),
-  approval: z.enum(['accepted', 'declined']).optional().describe('The answer to the approval question, when confirm was asked'),
+  applied: z
+    .boolean()
+    .describe('Whether the moves were written (false for dry_run, or when the approval was declined)'),
+  approval: z
+    .enum(['accepted', 'declined'])
+    .optional()
+    .describe('The answer to the approval question, when confirm was asked'),
   month: z.string(),
   offlineRooms: z.array(z.string()),
   window: z.object({ from: z.string(), to: z.string() }).describe('Offline days, inclusive'),
@@ -26,7 +34,9 @@ export const reflowResultSchema = z.object({
       shiftMinutes: z.number().int(),
     }),
   ),
-  unresolvedBookings: z.array(z.object({ bookingId: z.string(), title: z.string(), code: z.string(), reason: z.string() })),
+  unresolvedBookings: z.array(
+    z.object({ bookingId: z.string(), title: z.string(), code: z.string(), reason: z.string() }),
+  ),
 });
 
 export type ReflowResult = z.infer<typeof reflowResultSchema>;

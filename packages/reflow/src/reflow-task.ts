@@ -4,7 +4,14 @@ import type { Plan, SolveProgress } from '@reflow/solver';
 import type { Applied, ApplyHooks } from './apply-plan.ts';
 import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
-import { APPROVAL, approvalQuestion, approvalRequest, approved, keepForApproval, type AwaitingApproval } from './approval-gate.ts';
+import {
+  APPROVAL,
+  approvalQuestion,
+  approvalRequest,
+  approved,
+  keepForApproval,
+  type AwaitingApproval,
+} from './approval-gate.ts';
 import type { ReflowInput } from './reflow-args.ts';
 import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
@@ -16,7 +23,9 @@ import type { SolveJob, SolveReply } from './solve-worker.ts';
 export const REFLOW_KIND = 'reflow_month';
 
 /** Source runs (tsx) load the .ts worker; the bundled build ships solve-worker.js beside the server. */
-const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './solve-worker.ts' : './solve-worker.js', import.meta.url));
+const WORKER_FILE = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? './solve-worker.ts' : './solve-worker.js', import.meta.url),
+);
 
 export interface ReflowTaskOptions {
   connection: Connection;
@@ -41,7 +50,16 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
     // Overlapping reflows that apply run one after the other; the later one snapshots after the earlier applied.
     scope: (input) => reflowScope(input, queries),
     async run(input, ctx) {
-      if (ctx.resumed) return finishApproval(input, ctx.taskId, ctx.resumed.state as AwaitingApproval, ctx.resumed.responses[APPROVAL], queries, now, options);
+      if (ctx.resumed)
+        return finishApproval(
+          input,
+          ctx.taskId,
+          ctx.resumed.state as AwaitingApproval,
+          ctx.resumed.responses[APPROVAL],
+          queries,
+          now,
+          options,
+        );
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));
@@ -55,12 +73,15 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       let reply: SolveReply;
       const solveStart = performance.now();
       try {
-        reply = await ctx.pool.run<SolveReply>({ problem: snapshot.problem, options: { componentBudgetMs: options.componentBudgetMs } } satisfies SolveJob, {
-          filename: WORKER_FILE,
-          signal: hardStop.signal,
-          stopFlag,
-          onMessage: (p) => ctx.progress(progressMessage(input, affected, p as SolveProgress), p),
-        });
+        reply = await ctx.pool.run<SolveReply>(
+          { problem: snapshot.problem, options: { componentBudgetMs: options.componentBudgetMs } } satisfies SolveJob,
+          {
+            filename: WORKER_FILE,
+            signal: hardStop.signal,
+            stopFlag,
+            onMessage: (p) => ctx.progress(progressMessage(input, affected, p as SolveProgress), p),
+          },
+        );
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
       }
@@ -84,7 +105,16 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
 }
 
 /** Applies the plan in the transaction that records the terminal state; re-checks every booking first. */
-function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept, queries: Queries, now: () => number, hooks: Hooks, approval?: 'accepted'): TaskOutcome {
+function applyOutcome(
+  input: ReflowInput,
+  taskId: string,
+  plan: Plan,
+  kept: Kept,
+  queries: Queries,
+  now: () => number,
+  hooks: Hooks,
+  approval?: 'accepted',
+): TaskOutcome {
   return {
     status: 'completed',
     commit: () => {
@@ -98,10 +128,22 @@ function applyOutcome(input: ReflowInput, taskId: string, plan: Plan, kept: Kept
 }
 
 /** After the approval question: yes applies the plan kept in the database (re-checked now), anything else applies nothing. */
-function finishApproval(input: ReflowInput, taskId: string, parked: AwaitingApproval, answer: unknown, queries: Queries, now: () => number, hooks: Hooks): TaskOutcome {
+function finishApproval(
+  input: ReflowInput,
+  taskId: string,
+  parked: AwaitingApproval,
+  answer: unknown,
+  queries: Queries,
+  now: () => number,
+  hooks: Hooks,
+): TaskOutcome {
   if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, hooks, 'accepted');
   const result = { ...buildResult(input, parked.plan, parked.plan, parked.kept, false), approval: 'declined' as const };
-  return { status: 'completed', result: toCallToolResult(result), message: `Not applied: the plan was declined (${summary(result)})` };
+  return {
+    status: 'completed',
+    result: toCallToolResult(result),
+    message: `Not applied: the plan was declined (${summary(result)})`,
+  };
 }
 
 function countAffected(s: Snapshot): number {
@@ -140,6 +182,11 @@ function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, 
       toStart: toLocalIso(m.toStart, s.timezone),
       shiftMinutes: m.shiftMinutes,
     })),
-    unresolvedBookings: applied.unresolved.map((u) => ({ bookingId: u.bookingId, title: title(u.bookingId), code: u.code, reason: u.reason })),
+    unresolvedBookings: applied.unresolved.map((u) => ({
+      bookingId: u.bookingId,
+      title: title(u.bookingId),
+      code: u.code,
+      reason: u.reason,
+    })),
   };
 }

@@ -3,7 +3,11 @@ import { z } from 'zod';
 // The import format (DESIGN §2). Field names here are the names errors will quote.
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time HH:MM');
-const id = z.string().min(1).max(100).regex(/^[A-Za-z0-9._:-]+$/, 'may hold only letters, digits and . _ : -');
+const id = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'may hold only letters, digits and . _ : -');
 const features = z.array(z.string().min(1).max(60)).max(50);
 
 export const siteFileSchema = z

@@ -11,7 +11,10 @@ export interface Slot {
  * else can write until it commits), so each target slot is checked in memory rather than by one
  * query per move. Read after the plan's unresolved bookings vacated their slots.
  */
-export function confirmedAround(slots: Slot[], queries: Queries): (slot: Slot, ignore: ReadonlySet<string>) => BookingRow | undefined {
+export function confirmedAround(
+  slots: Slot[],
+  queries: Queries,
+): (slot: Slot, ignore: ReadonlySet<string>) => BookingRow | undefined {
   const byRoom = new Map<string, BookingRow[]>();
   if (slots.length > 0) {
     let from = Infinity;

@@ -19,7 +19,14 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-interface Row { id: string; room_id: string; start_at: number; end_at: number; version: number; status: string }
+interface Row {
+  id: string;
+  room_id: string;
+  start_at: number;
+  end_at: number;
+  version: number;
+  status: string;
+}
 
 /** A fresh demo site, and three confirmed bookings of one length in three rooms: A, B and C. */
 function setUp(name: string) {
@@ -53,14 +60,20 @@ const move = (from: Row, to: { room: string; start: number }): Move => ({
 function chainPlan(A: Row, B: Row, C: Row): Plan {
   const moves = [move(A, { room: B.room_id, start: B.start_at }), move(B, { room: C.room_id, start: C.start_at })];
   return {
-    affected: 2, moves, unresolved: [], movedBound: 2, seriesSplit: 0, components: 1,
+    affected: 2,
+    moves,
+    unresolved: [],
+    movedBound: 2,
+    seriesSplit: 0,
+    components: 1,
     optimal: { moved: true, shift: true, series: true },
     totalShiftMinutes: moves.reduce((s, m) => s + Math.abs(m.shiftMinutes), 0),
     engines: { javascriptLpSolver: 0, highs: 0 },
   };
 }
 
-const cancel = (c: Connection, id: string) => c.sqlite.prepare("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?").run(id);
+const cancel = (c: Connection, id: string) =>
+  c.sqlite.prepare("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?").run(id);
 
 test('a chain of moves applies: A takes the slot B leaves', () => {
   const { connection, queries, row, A, B, C } = setUp('chain');
@@ -76,7 +89,10 @@ test('a chain of moves applies: A takes the slot B leaves', () => {
   // The same plan again (a retried commit): every booking changed since, so nothing is written.
   const again = inTransaction(connection, () => applyPlan('t2', plan, { versions }, queries, 2));
   assert.deepEqual(again.moves, []);
-  assert.deepEqual(again.unresolved.map((u) => u.code), ['changed', 'changed']);
+  assert.deepEqual(
+    again.unresolved.map((u) => u.code),
+    ['changed', 'changed'],
+  );
   assert.deepEqual([row(A.id).room_id, row(A.id).version], [B.room_id, A.version + 1]);
   assert.equal(connection.sqlite.prepare("SELECT count(*) FROM reflow_moves WHERE task_id = 't2'").pluck().get(), 0);
 });
@@ -90,7 +106,9 @@ test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still
        VALUES ('bk-walk-in', ?, ?, ?, 'Walk-in', 'cust-walk', 1, '[]', 0, 'confirmed', 1)`,
     )
     .run(C.room_id, C.start_at, C.end_at);
-  const applied = inTransaction(connection, () => applyPlan('t1', chainPlan(A, B, C), { versions: { [A.id]: A.version, [B.id]: B.version } }, queries, 1));
+  const applied = inTransaction(connection, () =>
+    applyPlan('t1', chainPlan(A, B, C), { versions: { [A.id]: A.version, [B.id]: B.version } }, queries, 1),
+  );
   assert.deepEqual(applied.moves, []);
   const byId = new Map(applied.unresolved.map((u) => [u.bookingId, u]));
   assert.equal(byId.get(B.id)?.code, 'rooms_busy');
@@ -98,6 +116,10 @@ test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still
   assert.equal(byId.get(A.id)?.code, 'rooms_busy');
   assert.match(byId.get(A.id)!.reason, new RegExp(`taken by ${B.id}`));
   // Neither was moved; both still have to leave their offline rooms, so both need rebooking.
-  for (const r of [A, B]) assert.deepEqual([row(r.id).room_id, row(r.id).start_at, row(r.id).status], [r.room_id, r.start_at, 'needs_rebooking']);
+  for (const r of [A, B])
+    assert.deepEqual(
+      [row(r.id).room_id, row(r.id).start_at, row(r.id).status],
+      [r.room_id, r.start_at, 'needs_rebooking'],
+    );
   assert.equal(row('bk-walk-in').status, 'confirmed');
 });

@@ -34,9 +34,16 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const input = (from: string, to: string, dryRun = false): ReflowInput => ({ month: '2026-09', offlineRooms: ['studio-b'], from, to, dryRun });
+const input = (from: string, to: string, dryRun = false): ReflowInput => ({
+  month: '2026-09',
+  offlineRooms: ['studio-b'],
+  from,
+  to,
+  dryRun,
+});
 const sql = (text: string, ...params: unknown[]) => connection.sqlite.prepare(text).run(...params);
-const resultOf = (row: { result: string | null } | undefined) => (JSON.parse(row!.result!) as { structuredContent: ReflowResult }).structuredContent;
+const resultOf = (row: { result: string | null } | undefined) =>
+  (JSON.parse(row!.result!) as { structuredContent: ReflowResult }).structuredContent;
 const overlaps = () =>
   connection.sqlite
     .prepare(
@@ -47,10 +54,16 @@ const overlaps = () =>
 
 test('a booking inserted in a target slot, and one cancelled, while the solve runs: neither is overwritten', async () => {
   // The solver is deterministic: a dry run shows the moves the real run will plan.
-  const dry = resultOf(await engine.waitFor(engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09', true) }).task.id));
+  const dry = resultOf(
+    await engine.waitFor(
+      engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09', true) }).task.id,
+    ),
+  );
   assert.ok(dry.moves.length >= 2);
   const [blocked, cancelled] = dry.moves;
-  const target = connection.sqlite.prepare('SELECT start_at, end_at FROM bookings WHERE id = ?').get(blocked!.bookingId) as { start_at: number; end_at: number };
+  const target = connection.sqlite
+    .prepare('SELECT start_at, end_at FROM bookings WHERE id = ?')
+    .get(blocked!.bookingId) as { start_at: number; end_at: number };
   const toStart = Date.parse(blocked!.toStart);
   const intruder = 'bk-walk-in';
 
@@ -77,13 +90,23 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
   assert.equal(byId.get(blocked!.bookingId)?.code, 'rooms_busy');
   assert.match(byId.get(blocked!.bookingId)!.reason, new RegExp(`taken by ${intruder}`));
   assert.equal(byId.get(cancelled!.bookingId)?.code, 'changed');
-  const row = (id: string) => connection.sqlite.prepare('SELECT room_id, start_at, status FROM bookings WHERE id = ?').get(id) as Record<string, unknown>;
-  assert.deepEqual(row(intruder), { room_id: blocked!.toRoom, start_at: toStart, status: 'confirmed' }, 'the new booking stands');
+  const row = (id: string) =>
+    connection.sqlite.prepare('SELECT room_id, start_at, status FROM bookings WHERE id = ?').get(id) as Record<
+      string,
+      unknown
+    >;
+  assert.deepEqual(
+    row(intruder),
+    { room_id: blocked!.toRoom, start_at: toStart, status: 'confirmed' },
+    'the new booking stands',
+  );
   assert.equal(row(cancelled!.bookingId).status, 'cancelled', 'the cancellation stands; it was not moved');
   assert.equal(row(cancelled!.bookingId).room_id, 'studio-b');
   assert.equal(real.moved + real.unresolved, dry.moved + dry.unresolved, 'every affected booking is moved or reported');
   assert.ok(real.moved <= dry.moved - 2);
-  const audited = connection.sqlite.prepare('SELECT booking_id FROM reflow_moves WHERE task_id = ?').all(task.id) as { booking_id: string }[];
+  const audited = connection.sqlite.prepare('SELECT booking_id FROM reflow_moves WHERE task_id = ?').all(task.id) as {
+    booking_id: string;
+  }[];
   assert.ok(!audited.some((m) => m.booking_id === blocked!.bookingId || m.booking_id === cancelled!.bookingId));
   assert.equal(audited.length, real.moved);
   assert.deepEqual(overlaps(), []);
@@ -91,10 +114,17 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
 
 test('two overlapping reflows never apply at once: the second waits, then plans from the bookings the first wrote', async () => {
   const first = engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-14', '2026-09-16') }).task.id;
-  const second = engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...input('2026-09-16', '2026-09-18'), offlineRooms: ['studio-a'] } }).task.id;
+  const second = engine.create({
+    owner: 'o',
+    kind: REFLOW_KIND,
+    input: { ...input('2026-09-16', '2026-09-18'), offlineRooms: ['studio-a'] },
+  }).task.id;
   const [a, b] = await Promise.all([engine.waitFor(first), engine.waitFor(second)]);
   assert.deepEqual([a?.status, b?.status], ['completed', 'completed']);
-  assert.ok(b!.startedAt! >= a!.finishedAt!, `the second started (${b!.startedAt}) after the first finished (${a!.finishedAt})`);
+  assert.ok(
+    b!.startedAt! >= a!.finishedAt!,
+    `the second started (${b!.startedAt}) after the first finished (${a!.finishedAt})`,
+  );
   assert.ok(!resultOf(b).unresolvedBookings.some((u) => u.code === 'changed'), 'it did not plan from a stale snapshot');
   assert.deepEqual(overlaps(), []);
 });

@@ -24,11 +24,12 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const snapshot = () => JSON.stringify([
-  connection.sqlite.prepare('SELECT * FROM bookings ORDER BY id').all(),
-  connection.sqlite.prepare('SELECT * FROM rooms ORDER BY id').all(),
-  connection.sqlite.prepare('SELECT * FROM site').all(),
-]);
+const snapshot = () =>
+  JSON.stringify([
+    connection.sqlite.prepare('SELECT * FROM bookings ORDER BY id').all(),
+    connection.sqlite.prepare('SELECT * FROM rooms ORDER BY id').all(),
+    connection.sqlite.prepare('SELECT * FROM site').all(),
+  ]);
 
 test('hostile site files are refused with the place named, and change nothing', () => {
   const cases: [string, () => unknown, RegExp][] = [
@@ -37,28 +38,63 @@ test('hostile site files are refused with the place named, and change nothing', 
     ['a string', () => JSON.stringify(demo), /Invalid site file: file: /],
     ['no rooms', () => ({ ...demo, rooms: [] }), /rooms: must list at least one room/],
     ['rooms not a list', () => ({ ...demo, rooms: { 'studio-a': demo.rooms[0] } }), /rooms: /],
-    ['a 10 kB title', () => edit((f) => (f.bookings[4].title = 't'.repeat(10_000))), /bookings\[4\] \(bk-\d+\)\.title: /],
+    [
+      'a 10 kB title',
+      () => edit((f) => (f.bookings[4].title = 't'.repeat(10_000))),
+      /bookings\[4\] \(bk-\d+\)\.title: /,
+    ],
     ['a 10 kB site name', () => edit((f) => (f.site.name = 'n'.repeat(10_000))), /site\.name: /],
-    ['a room id with a space', () => edit((f) => (f.rooms[2].id = 'studio c')), /rooms\[2\] \(studio c\)\.id: may hold only letters, digits/],
-    ['a room id with a NUL', () => edit((f) => (f.rooms[2].id = 'studio-c\u0000')), /rooms\[2\] .*\.id: may hold only letters, digits/],
-    ['a booking id of 101 characters', () => edit((f) => (f.bookings[0].id = 'b'.repeat(101))), /bookings\[0\] .*\.id: /],
+    [
+      'a room id with a space',
+      () => edit((f) => (f.rooms[2].id = 'studio c')),
+      /rooms\[2\] \(studio c\)\.id: may hold only letters, digits/,
+    ],
+    [
+      'a room id with a NUL',
+      () => edit((f) => (f.rooms[2].id = 'studio-c\u0000')),
+      /rooms\[2\] .*\.id: may hold only letters, digits/,
+    ],
+    [
+      'a booking id of 101 characters',
+      () => edit((f) => (f.bookings[0].id = 'b'.repeat(101))),
+      /bookings\[0\] .*\.id: /,
+    ],
     ['negative attendees', () => edit((f) => (f.bookings[9].attendees = -3)), /bookings\[9\] \(bk-\d+\)\.attendees: /],
     ['fractional capacity', () => edit((f) => (f.rooms[0].capacity = 2.5)), /rooms\[0\] \(studio-a\)\.capacity: /],
     ['a huge capacity', () => edit((f) => (f.rooms[0].capacity = 1e12)), /rooms\[0\] \(studio-a\)\.capacity: /],
-    ['flex not a multiple of 15', () => edit((f) => (f.bookings[6].flexMinutes = 7)), /bookings\[6\] \(bk-\d+\)\.flexMinutes: must be a multiple of 15/],
+    [
+      'flex not a multiple of 15',
+      () => edit((f) => (f.bookings[6].flexMinutes = 7)),
+      /bookings\[6\] \(bk-\d+\)\.flexMinutes: must be a multiple of 15/,
+    ],
     ['features not a list', () => edit((f) => (f.rooms[1].features = 'drums')), /rooms\[1\] \(studio-b\)\.features: /],
     ['an unknown status', () => edit((f) => (f.bookings[8].status = 'deleted')), /bookings\[8\] \(bk-\d+\)\.status: /],
-    ['a date-time that is not one', () => edit((f) => (f.bookings[3].start = '2026-09-31T10:00:00+01:00')), /bookings\[3\] \(bk-\d+\)\.start: must be an ISO 8601 date-time/],
-    ['a __proto__ key', () => JSON.parse(JSON.stringify(demo).replace('{"site":', '{"__proto__":{"polluted":true},"site":')), /Invalid site file: .*__proto__|Unrecognized key/],
-    ['a constructor key on a room', () => edit((f) => (f.rooms[0].constructor = { prototype: { polluted: true } })), /rooms\[0\] \(studio-a\)/],
+    [
+      'a date-time that is not one',
+      () => edit((f) => (f.bookings[3].start = '2026-09-31T10:00:00+01:00')),
+      /bookings\[3\] \(bk-\d+\)\.start: must be an ISO 8601 date-time/,
+    ],
+    [
+      'a __proto__ key',
+      () => JSON.parse(JSON.stringify(demo).replace('{"site":', '{"__proto__":{"polluted":true},"site":')),
+      /Invalid site file: .*__proto__|Unrecognized key/,
+    ],
+    [
+      'a constructor key on a room',
+      () => edit((f) => (f.rooms[0].constructor = { prototype: { polluted: true } })),
+      /rooms\[0\] \(studio-a\)/,
+    ],
   ];
   const before = snapshot();
   for (const [name, build, message] of cases) {
-    assert.throws(() => importSite(build(), queriesFor(connection), { replace: true }), (e: unknown) => {
-      assert.ok(e instanceof ReflowInputError, `${name}: ${String(e)}`);
-      assert.match(e.message, message, name);
-      return true;
-    });
+    assert.throws(
+      () => importSite(build(), queriesFor(connection), { replace: true }),
+      (e: unknown) => {
+        assert.ok(e instanceof ReflowInputError, `${name}: ${String(e)}`);
+        assert.match(e.message, message, name);
+        return true;
+      },
+    );
     assert.equal(snapshot(), before, `${name}: nothing written`);
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted');

@@ -24,46 +24,79 @@ after(() => {
 });
 
 const checksum = () =>
-  JSON.stringify(connection.sqlite.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').all());
+  JSON.stringify(
+    connection.sqlite.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').all(),
+  );
 
 test('the demo month imports whole', () => {
   const summary = importSite(demo, queriesFor(connection));
-  assert.deepEqual(summary, { site: 'Riverside Studios', rooms: demo.rooms.length, series: demo.series.length, bookings: demo.bookings.length });
+  assert.deepEqual(summary, {
+    site: 'Riverside Studios',
+    rooms: demo.rooms.length,
+    series: demo.series.length,
+    bookings: demo.bookings.length,
+  });
 });
 
 test('a second import without --replace is refused and changes nothing', () => {
   const before = checksum();
-  assert.throws(() => importSite(demo, queriesFor(connection)), (e: unknown) => e instanceof ReflowInputError && e.code === 'RFL_SITE_EXISTS');
+  assert.throws(
+    () => importSite(demo, queriesFor(connection)),
+    (e: unknown) => e instanceof ReflowInputError && e.code === 'RFL_SITE_EXISTS',
+  );
   assert.equal(checksum(), before);
 });
 
 test('bad files name the record and field, and change nothing', () => {
   const clone = () => structuredClone(demo);
   const cases: [string, (f: any) => void, RegExp][] = [
-    ['unknown room', (f) => (f.bookings[5].roomId = 'studio-z'), /bookings\[5\] \(bk-\d+\)\.roomId: unknown room studio-z/],
-    ['no offset', (f) => (f.bookings[3].start = '2026-09-01T10:00:00'), /bookings\[3\] \(bk-\d+\)\.start: must be an ISO 8601 date-time with an offset/],
-    ['end before start', (f) => (f.bookings[2].end = f.bookings[2].start), /bookings\[2\] \(bk-\d+\)\.end: must be after start/],
+    [
+      'unknown room',
+      (f) => (f.bookings[5].roomId = 'studio-z'),
+      /bookings\[5\] \(bk-\d+\)\.roomId: unknown room studio-z/,
+    ],
+    [
+      'no offset',
+      (f) => (f.bookings[3].start = '2026-09-01T10:00:00'),
+      /bookings\[3\] \(bk-\d+\)\.start: must be an ISO 8601 date-time with an offset/,
+    ],
+    [
+      'end before start',
+      (f) => (f.bookings[2].end = f.bookings[2].start),
+      /bookings\[2\] \(bk-\d+\)\.end: must be after start/,
+    ],
     ['wrong type', (f) => (f.bookings[7].attendees = 'six'), /bookings\[7\] \(bk-\d+\)\.attendees/],
     ['bad zone', (f) => (f.site.timezone = 'Mars/Olympus'), /site\.timezone: Mars\/Olympus is not an IANA time zone/],
     ['bad hours', (f) => (f.rooms[0].opensAt = '25:00'), /rooms\[0\] \(studio-a\)\.opensAt: must be a time HH:MM/],
     ['duplicate id', (f) => (f.bookings[1].id = f.bookings[0].id), /duplicate booking id/],
-    ['unknown series', (f) => (f.bookings.find((b: any) => b.seriesId).seriesId = 'ser-nope'), /seriesId: unknown series ser-nope/],
+    [
+      'unknown series',
+      (f) => (f.bookings.find((b: any) => b.seriesId).seriesId = 'ser-nope'),
+      /seriesId: unknown series ser-nope/,
+    ],
     ['unknown field', (f) => (f.rooms[1].colour = 'red'), /rooms\[1\] \(studio-b\)/],
-    ['overlap', (f) => {
-      const [a, b] = f.bookings.filter((x: any) => x.roomId === 'studio-c' && !x.status);
-      b.start = a.start;
-      b.end = a.end;
-    }, /overlaps confirmed booking/],
+    [
+      'overlap',
+      (f) => {
+        const [a, b] = f.bookings.filter((x: any) => x.roomId === 'studio-c' && !x.status);
+        b.start = a.start;
+        b.end = a.end;
+      },
+      /overlaps confirmed booking/,
+    ],
   ];
   const before = checksum();
   for (const [name, mutate, message] of cases) {
     const file = clone();
     mutate(file);
-    assert.throws(() => importSite(file, queriesFor(connection), { replace: true }), (e: unknown) => {
-      assert.ok(e instanceof ReflowInputError, name);
-      assert.match(e.message, message, name);
-      return true;
-    });
+    assert.throws(
+      () => importSite(file, queriesFor(connection), { replace: true }),
+      (e: unknown) => {
+        assert.ok(e instanceof ReflowInputError, name);
+        assert.match(e.message, message, name);
+        return true;
+      },
+    );
     assert.equal(checksum(), before, `${name}: nothing written`);
   }
 });

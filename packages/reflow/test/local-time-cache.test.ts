@@ -15,9 +15,14 @@ function luxonInstant(date: string, hhmm: string, zone: string): number {
 
 // London, a zone behind UTC, a half-hour DST shift and one that moved its date line.
 const ZONES = ['Europe/London', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Apia', 'UTC'];
-const day = fc.integer({ min: 0, max: 3 * 366 }).map((n) => DateTime.fromISO('2025-01-01').plus({ days: n }).toISODate()!);
+const day = fc
+  .integer({ min: 0, max: 3 * 366 })
+  .map((n) => DateTime.fromISO('2025-01-01').plus({ days: n }).toISODate()!);
 const hhmm = fc
-  .oneof(fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 15, 30, 45)), fc.constant<[number, number]>([24, 0]))
+  .oneof(
+    fc.tuple(fc.integer({ min: 0, max: 23 }), fc.constantFrom(0, 15, 30, 45)),
+    fc.constant<[number, number]>([24, 0]),
+  )
   .map(([h, m]) => `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`);
 
 test('every zone, date and time: the cached instant is luxon’s, cold and warm', () => {

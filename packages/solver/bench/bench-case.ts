@@ -22,7 +22,11 @@ const cpuSince = (from: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1000;
 };
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
-const rooms = { rooms: scenario.site.rooms.length, offline: scenario.offline_rooms.length, bookings: scenario.site.bookings.length };
+const rooms = {
+  rooms: scenario.site.rooms.length,
+  offline: scenario.offline_rooms.length,
+  bookings: scenario.site.bookings.length,
+};
 
 if (mode === 'ours' || mode === 'ours-js') {
   let t = performance.now();
@@ -34,11 +38,23 @@ if (mode === 'ours' || mode === 'ours-js') {
   const plan = solve(problem, mode === 'ours-js' ? { maxJsLpVariables: 0 } : {});
   const solveMs = performance.now() - t;
   const cpuMs = cpuSince(cpu);
-  console.log(JSON.stringify({
-    ...rooms, affected: plan.affected, moved: plan.moves.length, movedBound: plan.movedBound,
-    shift: plan.totalShiftMinutes, split: plan.seriesSplit, optimal: plan.optimal, components: plan.components,
-    engines: plan.engines, solveMs, cpuMs, loadMs, peakMiB: peakMiB(),
-  }));
+  console.log(
+    JSON.stringify({
+      ...rooms,
+      affected: plan.affected,
+      moved: plan.moves.length,
+      movedBound: plan.movedBound,
+      shift: plan.totalShiftMinutes,
+      split: plan.seriesSplit,
+      optimal: plan.optimal,
+      components: plan.components,
+      engines: plan.engines,
+      solveMs,
+      cpuMs,
+      loadMs,
+      peakMiB: peakMiB(),
+    }),
+  );
 } else {
   let t = performance.now();
   const greedy = greedyBaseline(enumerate(problem));

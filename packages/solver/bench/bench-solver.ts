@@ -17,7 +17,9 @@ const { sizes: sizeList, seed, jsOnly } = program.opts<{ sizes: string; seed: st
 const sizes = sizeList.split(',').map((s) => s.trim());
 const unknown = sizes.filter((s) => !isBenchSize(s));
 if (unknown.length > 0 || !/^\d+$/.test(seed)) {
-  console.error(`unknown size ${unknown.join(', ')} (choose from ${BENCH_SIZES.join(', ')}), or a seed that is not a whole number`);
+  console.error(
+    `unknown size ${unknown.join(', ')} (choose from ${BENCH_SIZES.join(', ')}), or a seed that is not a whole number`,
+  );
   process.exit(2);
 }
 
@@ -32,7 +34,9 @@ function runCase(size: BenchSize, mode: 'ours' | 'ours-js' | 'reference'): Recor
   });
   const line = child.stdout.trim().split('\n').pop() ?? '';
   if (child.status !== 0 || !line.startsWith('{')) {
-    throw new Error(`${size} ${mode} failed (status ${child.status}, signal ${child.signal}): ${child.stderr.slice(-2000)}`);
+    throw new Error(
+      `${size} ${mode} failed (status ${child.status}, signal ${child.signal}): ${child.stderr.slice(-2000)}`,
+    );
   }
   return JSON.parse(line);
 }
@@ -41,8 +45,25 @@ const s = (ms: number) => (ms / 1000).toFixed(ms < 10_000 ? 2 : 1);
 const yes = (b: boolean) => (b ? '✓' : '–');
 const table = new Table({
   style: { head: [], border: [] },
-  head: ['size', 'rooms/off', 'affected', 'moved (≤bound)', 'shift min', 'split', 'proven m/s/ser', 'ours s (cpu)', 'engine load s', 'peak MiB',
-    'greedy moved (short)', 'HiGHS moved', 'HiGHS shift', 'HiGHS s (cpu)', 'HiGHS MiB', 'ours/HiGHS', 'same optimum'],
+  head: [
+    'size',
+    'rooms/off',
+    'affected',
+    'moved (≤bound)',
+    'shift min',
+    'split',
+    'proven m/s/ser',
+    'ours s (cpu)',
+    'engine load s',
+    'peak MiB',
+    'greedy moved (short)',
+    'HiGHS moved',
+    'HiGHS shift',
+    'HiGHS s (cpu)',
+    'HiGHS MiB',
+    'ours/HiGHS',
+    'same optimum',
+  ],
 });
 for (const size of sizes as BenchSize[]) {
   process.stderr.write(`${size}: ours… `);
@@ -72,7 +93,11 @@ for (const size of sizes as BenchSize[]) {
   ]);
 }
 console.log(table.toString());
-console.log(`seed ${seed}; ours = ${jsOnly ? 'javascript-lp-solver for every component' : 'javascript-lp-solver for small components, HiGHS for capped models over 150 variables'};`);
+console.log(
+  `seed ${seed}; ours = ${jsOnly ? 'javascript-lp-solver for every component' : 'javascript-lp-solver for small components, HiGHS for capped models over 150 variables'};`,
+);
 console.log('greedy short = how many fewer bookings first-fit-in-start-order moves than ours; peak = child maxRSS;');
-console.log('engine load = loadHighsEngine({ warmUp: true }) before the solve (WebAssembly load and a warm-up solve, once per thread; not in "ours s");');
+console.log(
+  'engine load = loadHighsEngine({ warmUp: true }) before the solve (WebAssembly load and a warm-up solve, once per thread; not in "ours s");',
+);
 console.log('HiGHS gets 90 s in all and is cut short beyond that (its count is then only what it reached).');

@@ -75,11 +75,12 @@ function model(group: Placement[], stage: 1 | 2, moved = 0): string {
     // Two placements overlap iff one covers the other's start: one row per distinct start.
     const sorted = [...members].sort((a, b) => group[a].start - group[b].start);
     let covering: number[] = [];
-    for (let n = 0; n < sorted.length; ) {
+    for (let n = 0; n < sorted.length;) {
       const t = group[sorted[n]].start;
       covering = covering.filter((i) => group[i].end > t);
       while (n < sorted.length && group[sorted[n]].start === t) covering.push(sorted[n++]);
-      if (new Set(covering.map((i) => group[i].booking)).size > 1) rows.push(` k${k++}: ${sum(covering.map(name))} <= 1`);
+      if (new Set(covering.map((i) => group[i].booking)).size > 1)
+        rows.push(` k${k++}: ${sum(covering.map(name))} <= 1`);
     }
   }
   const all = group.map((_, i) => name(i));
@@ -101,7 +102,12 @@ function chosenIn(group: Placement[], columns: Record<string, unknown> | undefin
 export async function solveReference(problem: Problem, totalSeconds = 90): Promise<ReferenceResult> {
   const highs = await loadHighs();
   const deadline = Date.now() + totalSeconds * 1000;
-  const options = () => ({ mip_rel_gap: 0, mip_abs_gap: 0.5, output_flag: false, time_limit: Math.max(0.01, (deadline - Date.now()) / 1000) });
+  const options = () => ({
+    mip_rel_gap: 0,
+    mip_abs_gap: 0.5,
+    output_flag: false,
+    time_limit: Math.max(0.01, (deadline - Date.now()) / 1000),
+  });
   const groups = timeGroups(enumerate(problem).placements.flat());
   let moved = 0;
   let shift = 0;

@@ -21,7 +21,8 @@ export interface Enumerated {
   placements: Placement[][];
 }
 
-const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
+const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  a.start < b.end && b.start < a.end;
 
 /** Busy spans of one room, sorted by start, with a running max of ends for a binary search. */
 function busyIndex(spans: { start: number; end: number }[]) {
@@ -43,7 +44,9 @@ function busyIndex(spans: { start: number; end: number }[]) {
 
 export function enumerate(problem: Problem): Enumerated {
   const isAffected = (b: SolverBooking) => problem.offlineRooms.includes(b.roomId) && overlaps(b, problem.window);
-  const affected = problem.bookings.filter(isAffected).sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const affected = problem.bookings
+    .filter(isAffected)
+    .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rooms = [...problem.rooms].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const busy = new Map(
     rooms.map((r) => [r.id, busyIndex(problem.bookings.filter((b) => b.roomId === r.id && !isAffected(b)))]),

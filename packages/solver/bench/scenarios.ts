@@ -1,5 +1,13 @@
 // The benchmark's sizes: the committed demo month, then generated campuses up to 200 rooms.
-import { DEMO_SCENARIO, DEMO_SITE_PATH, generateScenario, readSiteFile, SCENARIO_SIZES, type Scenario, type ScenarioSize } from '@reflow/seed';
+import {
+  DEMO_SCENARIO,
+  DEMO_SITE_PATH,
+  generateScenario,
+  readSiteFile,
+  SCENARIO_SIZES,
+  type Scenario,
+  type ScenarioSize,
+} from '@reflow/seed';
 
 export const BENCH_SIZES = ['demo', 'small', 'medium', 'large', 'campus'] as const;
 export type BenchSize = (typeof BENCH_SIZES)[number];
@@ -10,7 +18,13 @@ export function isBenchSize(name: string): name is BenchSize {
 
 export function scenarioFor(size: BenchSize, seed: number): Scenario {
   if (size === 'demo') {
-    return { site: readSiteFile(DEMO_SITE_PATH), month: DEMO_SCENARIO.month, offline_rooms: [...DEMO_SCENARIO.offline_rooms], from: DEMO_SCENARIO.from, to: DEMO_SCENARIO.to };
+    return {
+      site: readSiteFile(DEMO_SITE_PATH),
+      month: DEMO_SCENARIO.month,
+      offline_rooms: [...DEMO_SCENARIO.offline_rooms],
+      from: DEMO_SCENARIO.from,
+      to: DEMO_SCENARIO.to,
+    };
   }
   return generateScenario({ seed, ...SCENARIO_SIZES[size satisfies ScenarioSize] });
 }

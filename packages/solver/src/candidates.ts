@@ -23,8 +23,7 @@ export interface Candidate {
 
 export function roomSuits(room: SolverRoom, booking: SolverBooking): boolean {
   return (
-    room.capacity >= booking.attendees &&
-    booking.requiredFeatures.every((feature) => room.features.includes(feature))
+    room.capacity >= booking.attendees && booking.requiredFeatures.every((feature) => room.features.includes(feature))
   );
 }
 
@@ -45,7 +44,15 @@ export function candidatesFor(instance: Instance, index: number): Candidate[] {
       if (offline && overlaps({ start, end }, instance.window)) continue;
       if (!insideOne(room.open, start, end)) continue;
       if (isBlocked(blockers, start, end)) continue;
-      result.push({ booking: index, roomId: room.id, start, end, shift, cost: Math.abs(shift), penalty: Math.abs(shift) });
+      result.push({
+        booking: index,
+        roomId: room.id,
+        start,
+        end,
+        shift,
+        cost: Math.abs(shift),
+        penalty: Math.abs(shift),
+      });
     }
   }
   // Rooms are already in id order and starts ascend within a room, so a stable sort on cost

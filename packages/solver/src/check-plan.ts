@@ -40,13 +40,21 @@ export function checkPlan(problem: Problem, plan: Plan): string[] {
   return violations;
 }
 
-function checkMove(problem: Problem, b: SolverBooking, room: SolverRoom, move: Move, start: number, end: number): string[] {
+function checkMove(
+  problem: Problem,
+  b: SolverBooking,
+  room: SolverRoom,
+  move: Move,
+  start: number,
+  end: number,
+): string[] {
   const out: string[] = [];
   const say = (text: string) => out.push(`${b.id}: ${text}`);
   if (!isAffected(problem, b)) say('is not affected by the outage but is moved');
   if (move.fromRoom !== b.roomId || move.fromStart !== b.start) say('move does not start from the booking as it is');
   const shift = (start - b.start) / MINUTE_MS;
-  if (!Number.isInteger(shift) || shift % SLOT_MINUTES !== 0) say(`shift of ${shift} min is not a multiple of ${SLOT_MINUTES}`);
+  if (!Number.isInteger(shift) || shift % SLOT_MINUTES !== 0)
+    say(`shift of ${shift} min is not a multiple of ${SLOT_MINUTES}`);
   if (Math.abs(shift) > b.flexMinutes) say(`shift of ${shift} min exceeds its flex of ${b.flexMinutes} min`);
   if (move.shiftMinutes !== shift) say(`shiftMinutes says ${move.shiftMinutes} but the move shifts ${shift} min`);
   if (room.capacity < b.attendees) say(`${room.id} holds ${room.capacity}, booking needs ${b.attendees}`);
@@ -93,17 +101,22 @@ function checkBookkeeping(problem: Problem, plan: Plan, moved: Set<string>): str
   for (const b of affected) {
     if (!moved.has(b.id) && !unresolved.has(b.id)) out.push(`${b.id}: affected but neither moved nor unresolved`);
   }
-  if (plan.affected !== affected.length) out.push(`plan counts ${plan.affected} affected bookings, problem has ${affected.length}`);
+  if (plan.affected !== affected.length)
+    out.push(`plan counts ${plan.affected} affected bookings, problem has ${affected.length}`);
   const shift = plan.moves.reduce((sum, m) => sum + Math.abs(m.shiftMinutes), 0);
-  if (plan.totalShiftMinutes !== shift) out.push(`totalShiftMinutes is ${plan.totalShiftMinutes}, moves add up to ${shift}`);
-  if (plan.movedBound < plan.moves.length) out.push(`movedBound ${plan.movedBound} is below the ${plan.moves.length} moves`);
+  if (plan.totalShiftMinutes !== shift)
+    out.push(`totalShiftMinutes is ${plan.totalShiftMinutes}, moves add up to ${shift}`);
+  if (plan.movedBound < plan.moves.length)
+    out.push(`movedBound ${plan.movedBound} is below the ${plan.moves.length} moves`);
   if (plan.optimal.moved && plan.movedBound !== plan.moves.length) {
     out.push(`claims an optimal move count but movedBound is ${plan.movedBound}, not ${plan.moves.length}`);
   }
   if (plan.optimal.shift && !plan.optimal.moved) out.push('claims optimal shift without optimal moves');
   if (plan.optimal.series && !plan.optimal.shift) out.push('claims an optimal series split without optimal shift');
   const byId = new Map(problem.bookings.map((b) => [b.id, b]));
-  const split = seriesSplit(plan.moves.map((m) => ({ seriesId: byId.get(m.bookingId)?.seriesId ?? null, toRoom: m.toRoom })));
+  const split = seriesSplit(
+    plan.moves.map((m) => ({ seriesId: byId.get(m.bookingId)?.seriesId ?? null, toRoom: m.toRoom })),
+  );
   if (plan.seriesSplit !== split) out.push(`seriesSplit is ${plan.seriesSplit}, moves split series ${split} times`);
   return out;
 }

@@ -49,7 +49,9 @@ export function lpText(candidates: Candidate[][], objective: string, extraRows: 
   cliqueRows(variables).forEach((row, r) => rows.push(` k${r}: ${sum(row.map(name))} <= 1`));
   rows.push(...extraRows);
   const columns = variables.map((_, i) => name(i));
-  const kind = integer ? `Binary\n ${columns.join('\n ')}` : `Bounds\n ${columns.map((c) => `0 <= ${c} <= 1`).join('\n ')}`;
+  const kind = integer
+    ? `Binary\n ${columns.join('\n ')}`
+    : `Bounds\n ${columns.map((c) => `0 <= ${c} <= 1`).join('\n ')}`;
   // A model without rows still needs a section HiGHS accepts.
   return `${objective}\nSubject To\n${rows.length > 0 ? rows.join('\n') : ` none: ${name(0)} <= 1`}\n${kind}\nEnd\n`;
 }
@@ -72,21 +74,34 @@ export function readChoice(candidates: Candidate[][], columns: Record<string, { 
 }
 
 /** The weighted model of objective.ts (one model, provably lexicographic), over these candidates. */
-export function solveWithHighs(candidates: Candidate[][], worth: (c: Candidate) => number, deadline: number): IlpOutcome {
+export function solveWithHighs(
+  candidates: Candidate[][],
+  worth: (c: Candidate) => number,
+  deadline: number,
+): IlpOutcome {
   if (!engine || candidates.flat().length === 0 || Date.now() >= deadline) return { choice: null, finished: false };
   const objective = `Maximize\n obj: ${sum(candidates.flat().map((c, v) => `${worth(c)} x${v}`))}`;
   const result = engine.solve(lpText(candidates, objective, [], true), {
-    mip_rel_gap: 0, output_flag: false, time_limit: secondsUntil(deadline),
+    mip_rel_gap: 0,
+    output_flag: false,
+    time_limit: secondsUntil(deadline),
   });
   const choice = readChoice(candidates, result.Columns as Record<string, { Primal?: number }>);
   return { choice, finished: choice !== null && result.Status === 'Optimal' };
 }
 
 /** The LP relaxation's optimum raised by more than rounding could have taken off it: an upper bound, or null. */
-export function highsRelaxationBound(candidates: Candidate[][], worth: (c: Candidate) => number, deadline: number): number | null {
+export function highsRelaxationBound(
+  candidates: Candidate[][],
+  worth: (c: Candidate) => number,
+  deadline: number,
+): number | null {
   if (!engine || candidates.flat().length === 0 || Date.now() >= deadline) return null;
   const objective = `Maximize\n obj: ${sum(candidates.flat().map((c, v) => `${worth(c)} x${v}`))}`;
-  const result = engine.solve(lpText(candidates, objective, [], false), { output_flag: false, time_limit: secondsUntil(deadline) });
+  const result = engine.solve(lpText(candidates, objective, [], false), {
+    output_flag: false,
+    time_limit: secondsUntil(deadline),
+  });
   if (result.Status !== 'Optimal' || !Number.isFinite(result.ObjectiveValue)) return null;
   return result.ObjectiveValue + 1e-6 * Math.max(1, Math.abs(result.ObjectiveValue));
 }

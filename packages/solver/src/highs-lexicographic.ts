@@ -24,7 +24,10 @@ export function solveLevelsWithHighs(candidates: Candidate[][], deadline: number
   }
   const most = engine.solve(lpText(candidates, `Maximize\n obj: ${sum(names)}`, [], true), {
     // The count is integral, so a bound within ½ of the incumbent is a proof.
-    mip_rel_gap: 0, mip_abs_gap: 0.5, output_flag: false, time_limit: secondsUntil(deadline),
+    mip_rel_gap: 0,
+    mip_abs_gap: 0.5,
+    output_flag: false,
+    time_limit: secondsUntil(deadline),
   });
   const first = readChoice(candidates, most.Columns as Record<string, { Primal?: number }>);
   if (!first || most.Status !== 'Optimal' || Date.now() >= deadline) return { choice: first, finished: false };
@@ -32,12 +35,21 @@ export function solveLevelsWithHighs(candidates: Candidate[][], deadline: number
 }
 
 /** Level 2 with the proven most-moved count fixed; `fallback` (moving that many) if it fails. */
-function leastPenalty(candidates: Candidate[][], names: string[], moved: number, fallback: Choice, deadline: number): IlpOutcome {
+function leastPenalty(
+  candidates: Candidate[][],
+  names: string[],
+  moved: number,
+  fallback: Choice,
+  deadline: number,
+): IlpOutcome {
   const engine = highsEngine();
   if (!engine || Date.now() >= deadline) return { choice: fallback, finished: false };
   const penalties = `Minimize\n obj: ${sum(candidates.flat().map((c, v) => `${c.penalty} x${v}`))}`;
   const least = engine.solve(lpText(candidates, penalties, [` moved: ${sum(names)} >= ${moved}`], true), {
-    mip_rel_gap: 0, mip_abs_gap: shiftLevelGap(candidates), output_flag: false, time_limit: secondsUntil(deadline),
+    mip_rel_gap: 0,
+    mip_abs_gap: shiftLevelGap(candidates),
+    output_flag: false,
+    time_limit: secondsUntil(deadline),
   });
   const second = readChoice(candidates, least.Columns as Record<string, { Primal?: number }>);
   if (!second || movedCount(second) < moved) return { choice: fallback, finished: false };

@@ -28,7 +28,15 @@ function warmUpCandidates(): Candidate[][] {
       if (next(3) === 0) continue;
       for (let k = -4; k <= 4; k++) {
         const shift = k * 15;
-        list.push({ booking, roomId: `room-${r}`, start: start + k * QUARTER, end: start + k * QUARTER + duration, shift, cost: Math.abs(shift), penalty: Math.abs(shift) });
+        list.push({
+          booking,
+          roomId: `room-${r}`,
+          start: start + k * QUARTER,
+          end: start + k * QUARTER + duration,
+          shift,
+          cost: Math.abs(shift),
+          penalty: Math.abs(shift),
+        });
       }
     }
     return list.sort((a, b) => a.cost - b.cost);

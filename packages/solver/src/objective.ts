@@ -50,7 +50,8 @@ export function triviallyOptimal(choice: Choice, candidates: Candidate[][]): boo
  */
 export function shiftLevelGap(candidates: Candidate[][]): number {
   let scale = 0;
-  for (const list of candidates) for (const c of list) if (c.cost > 0) scale = Math.max(scale, Math.ceil(c.penalty / c.cost));
+  for (const list of candidates)
+    for (const c of list) if (c.cost > 0) scale = Math.max(scale, Math.ceil(c.penalty / c.cost));
   let bonuses = 0;
   for (const list of candidates) {
     let most = 0;

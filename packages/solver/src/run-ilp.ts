@@ -50,7 +50,8 @@ export interface Relaxation {
 export function solveRelaxation(candidates: Candidate[][], weight: number, deadline: number): Relaxation | null {
   const { model, variables } = buildModel(candidates, weight, false);
   const { result, reliable } = runModel(model, deadline);
-  if (!result || !reliable || !result.feasible || result.bounded === false || !Number.isFinite(result.result)) return null;
+  if (!result || !reliable || !result.feasible || result.bounded === false || !Number.isFinite(result.result))
+    return null;
   const x = variables.map((_, v) => {
     const raw = result[variableName(v)];
     return typeof raw === 'number' ? raw : 0;

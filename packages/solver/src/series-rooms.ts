@@ -37,7 +37,12 @@ export function homeRooms(instance: Instance, candidates: Candidate[][]): Map<st
  * Component-local candidates priced for level 3: penalty = cost × (series bookings + 1), less 1
  * in the home room, and within equal cost the home room first (so greedy paths prefer it too).
  */
-export function withSeriesPenalty(instance: Instance, component: number[], candidates: Candidate[][], homes: Map<string, string>): Candidate[][] {
+export function withSeriesPenalty(
+  instance: Instance,
+  component: number[],
+  candidates: Candidate[][],
+  homes: Map<string, string>,
+): Candidate[][] {
   const home = component.map((i) => {
     const seriesId = instance.affected[i].seriesId;
     return seriesId === null ? undefined : homes.get(seriesId);

@@ -89,10 +89,12 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
     if (value(rounded) > value(best)) best = rounded;
   }
   const certified = certify(best, candidates, weight, relaxation?.bound ?? null);
-  if (certified.provenShift || everyCandidateKept || size(candidates) > options.maxVariables) return { ...certified, engine: 'javascript-lp-solver' };
+  if (certified.provenShift || everyCandidateKept || size(candidates) > options.maxVariables)
+    return { ...certified, engine: 'javascript-lp-solver' };
   // The cap hid candidates that might matter and the full model fits: solve it outright.
   const outcome = solveIlp(candidates, weight, deadline);
-  if (outcome.finished && outcome.choice && value(outcome.choice) >= value(best)) return proven(outcome.choice, 'javascript-lp-solver');
+  if (outcome.finished && outcome.choice && value(outcome.choice) >= value(best))
+    return proven(outcome.choice, 'javascript-lp-solver');
   return { ...certified, engine: 'javascript-lp-solver' };
 }
 
@@ -101,7 +103,14 @@ export function solveComponent(candidates: Candidate[][], options: ComponentOpti
  * capped model is often faster, but its LP bound over all candidates rarely proves it); else
  * the capped model and an LP bound over all candidates.
  */
-function solveOnHighs(candidates: Candidate[][], kept: Candidate[][], incumbent: Choice, weight: number, deadline: number, budgetMs: number): ComponentResult {
+function solveOnHighs(
+  candidates: Candidate[][],
+  kept: Candidate[][],
+  incumbent: Choice,
+  weight: number,
+  deadline: number,
+  budgetMs: number,
+): ComponentResult {
   const worth = (c: Candidate) => placementWeight(weight, c);
   const value = (choice: Choice) => objectiveOf(choice, weight);
   // Dominated placements go first (exact); a campus day too big to reduce keeps every candidate here.

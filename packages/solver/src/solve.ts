@@ -33,7 +33,8 @@ export function solve(problem: Problem, options: SolveOptions = {}, hooks: Solve
   const components = findComponents(candidates).sort((a, b) => a.length - b.length || a[0] - b[0]);
   const engines = { javascriptLpSolver: 0, highs: 0 };
   const deadline = Date.now() + (options.totalBudgetMs ?? DEFAULT_OPTIONS.totalBudgetMs);
-  const weightOf = (component: number[]) => component.reduce((n, i) => n + Math.min(candidates[i].length, settings.maxCandidates), 0);
+  const weightOf = (component: number[]) =>
+    component.reduce((n, i) => n + Math.min(candidates[i].length, settings.maxCandidates), 0);
   let weightLeft = components.reduce((n, component) => n + weightOf(component), 0);
 
   const chosen: (Candidate | null)[] = affected.map(() => null);

@@ -20,7 +20,11 @@ test('every candidate kept: moved and shift equal exhaustive search, and are pro
     const truth = bruteForce(p);
     assert.equal(plan.moves.length, truth.moved, `seed ${seed}: moved`);
     assert.equal(plan.totalShiftMinutes, truth.shift, `seed ${seed}: shift`);
-    assert.deepEqual({ moved: plan.optimal.moved, shift: plan.optimal.shift }, { moved: true, shift: true }, `seed ${seed}: proven`);
+    assert.deepEqual(
+      { moved: plan.optimal.moved, shift: plan.optimal.shift },
+      { moved: true, shift: true },
+      `seed ${seed}: proven`,
+    );
     assert.equal(plan.movedBound, truth.moved, `seed ${seed}: bound`);
     moves += plan.moves.length;
     unresolved += plan.unresolved.length;
@@ -39,7 +43,8 @@ test('tight cap: claims stay honest and bounds stay valid', () => {
       assert.ok(plan.moves.length <= truth.moved, `seed ${seed} cap ${cap}: moved`);
       assert.ok(plan.movedBound >= truth.moved, `seed ${seed} cap ${cap}: bound ${plan.movedBound} < ${truth.moved}`);
       if (plan.optimal.moved) assert.equal(plan.moves.length, truth.moved, `seed ${seed} cap ${cap}: proven moved`);
-      if (plan.optimal.shift) assert.equal(plan.totalShiftMinutes, truth.shift, `seed ${seed} cap ${cap}: proven shift`);
+      if (plan.optimal.shift)
+        assert.equal(plan.totalShiftMinutes, truth.shift, `seed ${seed} cap ${cap}: proven shift`);
     }
   }
 });

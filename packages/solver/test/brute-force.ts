@@ -10,7 +10,8 @@ interface Slot {
   cost: number;
 }
 
-const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end;
+const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+  a.start < b.end && b.start < a.end;
 
 function affected(p: Problem): SolverBooking[] {
   return p.bookings.filter((b) => p.offlineRooms.includes(b.roomId) && overlap(b, p.window));

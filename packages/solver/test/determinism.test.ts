@@ -12,7 +12,11 @@ import { randomInstance } from './random-instance.ts';
 function shuffle(p: Problem, seed: number): Problem {
   const r = prng(seed).next;
   return {
-    rooms: shuffled(p.rooms, r).map((room) => ({ ...room, open: shuffled(room.open, r), features: shuffled(room.features, r) })),
+    rooms: shuffled(p.rooms, r).map((room) => ({
+      ...room,
+      open: shuffled(room.open, r),
+      features: shuffled(room.features, r),
+    })),
     bookings: shuffled(p.bookings, r).map((b) => ({ ...b, requiredFeatures: shuffled(b.requiredFeatures, r) })),
     offlineRooms: shuffled(p.offlineRooms, r),
     window: { ...p.window },

@@ -21,7 +21,8 @@ function wallClockViolations(scenario: Scenario, problem: Problem, plan: Plan): 
   const out: string[] = [];
   const placed = new Map<string, { id: string; start: number; end: number }[]>();
   for (const b of problem.bookings) {
-    const isAffected = problem.offlineRooms.includes(b.roomId) && b.start < problem.window.end && problem.window.start < b.end;
+    const isAffected =
+      problem.offlineRooms.includes(b.roomId) && b.start < problem.window.end && problem.window.start < b.end;
     if (!isAffected) placed.set(b.roomId, [...(placed.get(b.roomId) ?? []), { id: b.id, start: b.start, end: b.end }]);
   }
   for (const m of plan.moves) {
@@ -32,11 +33,19 @@ function wallClockViolations(scenario: Scenario, problem: Problem, plan: Plan): 
     const to = DateTime.fromMillis(end, { zone });
     const say = (what: string) => out.push(`${b.id} → ${room.id} ${from.toISO()}: ${what}`);
     if (from.toISODate() !== to.minus({ milliseconds: 1 }).toISODate()) say('spans two local days');
-    if (from.toFormat('HH:mm') < room.opensAt || to.toFormat('HH:mm') > room.closesAt || to.toISODate() !== from.toISODate()) say('outside opening hours');
+    if (
+      from.toFormat('HH:mm') < room.opensAt ||
+      to.toFormat('HH:mm') > room.closesAt ||
+      to.toISODate() !== from.toISODate()
+    )
+      say('outside opening hours');
     const shift = (m.toStart - b.start) / MINUTE;
-    if (shift % 15 !== 0 || Math.abs(shift) > b.flexMinutes) say(`shift ${shift} off the grid or beyond flex ${b.flexMinutes}`);
-    if (room.capacity < b.attendees || !b.requiredFeatures.every((f) => room.features.includes(f))) say('room does not fit');
-    if (problem.offlineRooms.includes(room.id) && m.toStart < problem.window.end && problem.window.start < end) say('room offline');
+    if (shift % 15 !== 0 || Math.abs(shift) > b.flexMinutes)
+      say(`shift ${shift} off the grid or beyond flex ${b.flexMinutes}`);
+    if (room.capacity < b.attendees || !b.requiredFeatures.every((f) => room.features.includes(f)))
+      say('room does not fit');
+    if (problem.offlineRooms.includes(room.id) && m.toStart < problem.window.end && problem.window.start < end)
+      say('room offline');
     const others = placed.get(room.id) ?? [];
     const clash = others.find((o) => o.start < end && m.toStart < o.end);
     if (clash) say(`clashes with ${clash.id}`);

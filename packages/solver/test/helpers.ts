@@ -36,7 +36,14 @@ export interface BookingSpec {
   seriesId?: string | null;
 }
 
-export function booking(id: string, roomId: string, day: number, from: string, to: string, spec: BookingSpec = {}): SolverBooking {
+export function booking(
+  id: string,
+  roomId: string,
+  day: number,
+  from: string,
+  to: string,
+  spec: BookingSpec = {},
+): SolverBooking {
   const { attendees = 2, features = [], flex = 0, seriesId = null } = spec;
   return {
     id,
@@ -51,8 +58,19 @@ export function booking(id: string, roomId: string, day: number, from: string, t
 }
 
 /** Offline window covering whole days [fromDay, toDay]. */
-export function problem(rooms: SolverRoom[], bookings: SolverBooking[], offline: string[], fromDay = 1, toDay = fromDay): Problem {
-  return { rooms, bookings, offlineRooms: offline, window: { start: at(fromDay, '00:00'), end: at(toDay + 1, '00:00') } };
+export function problem(
+  rooms: SolverRoom[],
+  bookings: SolverBooking[],
+  offline: string[],
+  fromDay = 1,
+  toDay = fromDay,
+): Problem {
+  return {
+    rooms,
+    bookings,
+    offlineRooms: offline,
+    window: { start: at(fromDay, '00:00'), end: at(toDay + 1, '00:00') },
+  };
 }
 
 export function assertFeasible(p: Problem, plan: Plan): void {

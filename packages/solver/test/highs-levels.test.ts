@@ -31,16 +31,31 @@ test('HiGHS for every component: moved and shift equal exhaustive search, and ar
 });
 
 const slot = (booking: number, roomId: string, hour: number, cost: number, penalty = cost): Candidate => ({
-  booking, roomId, start: hour * 3_600_000, end: (hour + 1) * 3_600_000, shift: cost, cost, penalty,
+  booking,
+  roomId,
+  start: hour * 3_600_000,
+  end: (hour + 1) * 3_600_000,
+  shift: cost,
+  cost,
+  penalty,
 });
 
 test('dominance drops a twin room and a dearer slot nobody else wants, keeps what matters', () => {
   // Booking 0: rooms a and b at 9 (twins: nothing else there), room c at 9 where booking 1 sits,
   // and room a at 10 dearer. Booking 1 only has room c at 9.
-  const candidates = [[slot(0, 'a', 9, 0), slot(0, 'b', 9, 0), slot(0, 'c', 9, 0), slot(0, 'a', 10, 15)], [slot(1, 'c', 9, 0)]];
+  const candidates = [
+    [slot(0, 'a', 9, 0), slot(0, 'b', 9, 0), slot(0, 'c', 9, 0), slot(0, 'a', 10, 15)],
+    [slot(1, 'c', 9, 0)],
+  ];
   const reduced = dropDominated(candidates);
-  assert.deepEqual(reduced[0].map((c) => `${c.roomId}@${c.start / 3_600_000}`), ['a@9']);
-  assert.deepEqual(reduced[1].map((c) => c.roomId), ['c']);
+  assert.deepEqual(
+    reduced[0].map((c) => `${c.roomId}@${c.start / 3_600_000}`),
+    ['a@9'],
+  );
+  assert.deepEqual(
+    reduced[1].map((c) => c.roomId),
+    ['c'],
+  );
 });
 
 test('the level-2 gap: 15·S − B − ½ for series-room prices, 0 for any other shape', () => {

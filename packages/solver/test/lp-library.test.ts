@@ -28,9 +28,14 @@ test('the LP relaxation is a true upper bound where the bare library stops short
   assert.ok(isFeasibleChoice(incumbent));
   const relaxation = solveRelaxation(candidates, weight, Date.now() + 60_000);
   assert.ok(relaxation, 'relaxation solved');
-  assert.ok(relaxation.value >= objectiveOf(incumbent, weight), `${relaxation.value} < ${objectiveOf(incumbent, weight)}`);
+  assert.ok(
+    relaxation.value >= objectiveOf(incumbent, weight),
+    `${relaxation.value} < ${objectiveOf(incumbent, weight)}`,
+  );
   const bare = solver.Solve(buildModel(candidates, weight, false).model) as SolveResult;
-  t.diagnostic(`bare library LP ${bare.result}, wrapped ${relaxation.value}, feasible plan ${objectiveOf(incumbent, weight)}`);
+  t.diagnostic(
+    `bare library LP ${bare.result}, wrapped ${relaxation.value}, feasible plan ${objectiveOf(incumbent, weight)}`,
+  );
 });
 
 test('a hard deadline ends an ILP whose phase 1 would pivot forever', () => {

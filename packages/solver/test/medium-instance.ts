@@ -30,7 +30,10 @@ export function mediumInstance(seed = 7, affectedWanted = 150): Problem {
       const isOffline = offline.includes(roomId);
       const inWindow = day >= 1 && day <= DAYS;
       // Spread the affected bookings evenly over the window's days in the two offline rooms.
-      const quota = isOffline && inWindow ? Math.round((affectedWanted * (day * 2 - (roomId === 'studio-b' ? 1 : 0))) / (DAYS * 2)) - affected : r.int(1, 3);
+      const quota =
+        isOffline && inWindow
+          ? Math.round((affectedWanted * (day * 2 - (roomId === 'studio-b' ? 1 : 0))) / (DAYS * 2)) - affected
+          : r.int(1, 3);
       let cursor = at(day, '08:00') + r.int(0, 4) * 15 * MINUTE;
       for (let n = 0; n < quota; n++) {
         const duration = r.int(3, 10) * 15 * MINUTE;

@@ -12,7 +12,9 @@ test('medium instance: 150 affected over 14 days, proven optimal', (t) => {
     const began = performance.now();
     const plan = solve(p);
     const ms = performance.now() - began;
-    t.diagnostic(`seed ${seed}: ${ms.toFixed(0)} ms, ${plan.moves.length}/${plan.affected} moved in ${plan.components} components, shift ${plan.totalShiftMinutes} min`);
+    t.diagnostic(
+      `seed ${seed}: ${ms.toFixed(0)} ms, ${plan.moves.length}/${plan.affected} moved in ${plan.components} components, shift ${plan.totalShiftMinutes} min`,
+    );
     assertFeasible(p, plan);
     assert.equal(plan.affected, 150);
     assert.deepEqual({ moved: plan.optimal.moved, shift: plan.optimal.shift }, { moved: true, shift: true });

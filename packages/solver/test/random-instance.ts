@@ -9,7 +9,9 @@ const FLEX = [0, 15, 20, 30, 45, 50, 60] as const;
 export function randomInstance(seed: number): Problem {
   for (let attempt = 0; ; attempt++) {
     const p = attemptInstance(seed * 1000 + attempt);
-    const affected = p.bookings.filter((b) => p.offlineRooms.includes(b.roomId) && b.start < p.window.end && p.window.start < b.end);
+    const affected = p.bookings.filter(
+      (b) => p.offlineRooms.includes(b.roomId) && b.start < p.window.end && p.window.start < b.end,
+    );
     if (affected.length >= 3 && affected.length <= 7) return p;
   }
 }

@@ -7,14 +7,21 @@ import { assertFeasible, booking, problem, room } from './helpers.ts';
 
 test('no_suitable_room: names the need and the largest room that has the features', () => {
   const p = problem(
-    [room('studio-b', { capacity: 16, features: ['vocal-booth'] }), room('studio-c', { capacity: 8, features: ['vocal-booth'] }), room('studio-a', { capacity: 20 })],
+    [
+      room('studio-b', { capacity: 16, features: ['vocal-booth'] }),
+      room('studio-c', { capacity: 8, features: ['vocal-booth'] }),
+      room('studio-a', { capacity: 20 }),
+    ],
     [booking('x', 'studio-b', 1, '10:00', '11:00', { attendees: 14, features: ['vocal-booth'], flex: 60 })],
     ['studio-b'],
   );
   const plan = solve(p);
   assertFeasible(p, plan);
   assert.equal(plan.unresolved[0].code, 'no_suitable_room');
-  assert.match(plan.unresolved[0].reason, /^No room holds 14 people with vocal-booth \(largest with vocal-booth: studio-c, 8\)/);
+  assert.match(
+    plan.unresolved[0].reason,
+    /^No room holds 14 people with vocal-booth \(largest with vocal-booth: studio-c, 8\)/,
+  );
   assert.match(plan.unresolved[0].reason, /studio-b would fit but is offline/);
 });
 
@@ -61,7 +68,10 @@ test('outcompeted: counts the free slots and the moved bookings that took them',
   assertFeasible(p, plan);
   assert.equal(plan.moves.length, 1);
   assert.deepEqual(plan.optimal, { moved: true, shift: true, series: true });
-  assert.deepEqual(plan.moves.map((m) => m.bookingId), ['x']);
+  assert.deepEqual(
+    plan.moves.map((m) => m.bookingId),
+    ['x'],
+  );
   const y = plan.unresolved.find((u) => u.bookingId === 'y')!;
   assert.equal(y.code, 'outcompeted');
   assert.equal(y.reason, 'The only free slot in studio-a went to 1 other moved booking');

@@ -36,7 +36,12 @@ export class AttemptInterrupted extends Error {
  * Runs one claimed attempt: heartbeat, progress, then the terminal write fenced by the attempt.
  * A failure with attempts left goes back to the queue; without, the task fails with the reason.
  */
-export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: AbortController, deps: AttemptDeps): Promise<AttemptEnd> {
+export async function runAttempt(
+  row: TaskRow,
+  handler: TaskHandler,
+  abort: AbortController,
+  deps: AttemptDeps,
+): Promise<AttemptEnd> {
   const { queries, logger } = deps;
   const fence = { taskId: row.id, attempt: row.attempt, claimedBy: deps.instanceId };
   const log = logger.child({ taskId: row.id, attempt: row.attempt, kind: row.kind });
@@ -87,10 +92,15 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
       const released = queries.tasks.release(
         fence,
         deps.now(),
-        shutdown ? 'The server shut down before this attempt finished; the task waits for the next start' : 'Attempt stopped; the task waits for the next worker',
+        shutdown
+          ? 'The server shut down before this attempt finished; the task waits for the next start'
+          : 'Attempt stopped; the task waits for the next worker',
         { refundAttempt: shutdown },
       );
-      log.info({ reason: String(abort.signal.reason ?? error) }, released ? 'task attempt released' : 'task attempt discarded');
+      log.info(
+        { reason: String(abort.signal.reason ?? error) },
+        released ? 'task attempt released' : 'task attempt discarded',
+      );
       return released ? 'released' : 'lost';
     }
     const message = error instanceof Error ? error.message : String(error);
@@ -106,7 +116,11 @@ export async function runAttempt(row: TaskRow, handler: TaskHandler, abort: Abor
     const data = permanent ? (error as PermanentTaskError).data : undefined;
     try {
       inTransaction(deps.connection, () =>
-        queries.tasks.finish(fence, deps.now(), { status: 'failed', error: { code, message: text, ...(data ? { data } : {}) }, message: text }),
+        queries.tasks.finish(fence, deps.now(), {
+          status: 'failed',
+          error: { code, message: text, ...(data ? { data } : {}) },
+          message: text,
+        }),
       );
       return 'finished';
     } catch (e) {

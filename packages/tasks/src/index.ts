@@ -3,7 +3,17 @@ export { TaskEngine, isTerminal, type TaskEngineOptions } from './task-engine.ts
 export { WorkerPool, type RunOptions, type WorkerPoolOptions } from './worker-pool.ts';
 export { AttemptInterrupted } from './attempt-runner.ts';
 export { workerTask, newStopFlag, raiseStopFlag, type WorkerContext } from './worker-task.ts';
-export { PermanentTaskError, type CreateTaskRequest, type ResumedInput, type RunContext, type TaskHandler, type TaskOutcome, type TaskScope, type TaskRow, type TaskError } from './types.ts';
+export {
+  PermanentTaskError,
+  type CreateTaskRequest,
+  type ResumedInput,
+  type RunContext,
+  type TaskHandler,
+  type TaskOutcome,
+  type TaskScope,
+  type TaskRow,
+  type TaskError,
+} from './types.ts';
 export type { Logger } from './logger.ts';
 export { pollIntervalFor, MAX_POLL_INTERVAL_MS, type PollSituation } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';

@@ -13,12 +13,17 @@ export class OwnedTaskStore {
     private readonly options: { seesAll?: boolean } = {},
   ) {}
 
-  get(taskId: string, owner: string): (ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> }) | undefined {
+  get(
+    taskId: string,
+    owner: string,
+  ): (ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> }) | undefined {
     const row = this.engine.peek(taskId);
     if (!row || !this.#visibleTo(row, owner)) return undefined;
     const view = toTaskView(row, this.engine.pollIntervalFor(row));
     // A task waiting for input shows what it waits on (SEP-2663 inputRequests, by wire key).
-    return row.status === 'input_required' ? { ...view, inputRequests: pendingRequests(row, this.engine.queries) } : view;
+    return row.status === 'input_required'
+      ? { ...view, inputRequests: pendingRequests(row, this.engine.queries) }
+      : view;
   }
 
   /** Delivers input responses; false when no such task is visible. Unmatched keys are ignored; the events record who answered. */

@@ -76,8 +76,13 @@ export class TaskEngine {
   start(): void {
     const now = this.#o.now();
     const dead = deadClaimants(this.queries.tasks.claimants(), this.instanceId);
-    const reclaimed = this.queries.tasks.releaseClaimsOf(dead, now, 'The process running this attempt stopped; the task waits for the next worker');
-    if (reclaimed) this.#o.logger.warn({ reclaimed, claimants: dead }, 'reclaimed tasks left working by a previous process');
+    const reclaimed = this.queries.tasks.releaseClaimsOf(
+      dead,
+      now,
+      'The process running this attempt stopped; the task waits for the next worker',
+    );
+    if (reclaimed)
+      this.#o.logger.warn({ reclaimed, claimants: dead }, 'reclaimed tasks left working by a previous process');
     this.#sweep();
     this.#sweeper = setInterval(() => this.#sweep(), this.#o.sweepIntervalMs);
     this.#sweeper.unref();
@@ -162,7 +167,12 @@ export class TaskEngine {
   /** The poll interval for a task created now (of `kind`, when known): behind the whole queue. */
   pollIntervalMs(kind?: string): number {
     const ahead = this.queries.tasks.queueDepth(this.#o.now());
-    return this.#pollInterval({ ahead, running: false, elapsedMs: 0, typicalMs: kind ? this.#durations.typical(kind) : undefined });
+    return this.#pollInterval({
+      ahead,
+      running: false,
+      elapsedMs: 0,
+      typicalMs: kind ? this.#durations.typical(kind) : undefined,
+    });
   }
 
   /**
@@ -183,7 +193,12 @@ export class TaskEngine {
     });
   }
 
-  #pollInterval(situation: { ahead: number; running: boolean; elapsedMs: number; typicalMs: number | undefined }): number {
+  #pollInterval(situation: {
+    ahead: number;
+    running: boolean;
+    elapsedMs: number;
+    typicalMs: number | undefined;
+  }): number {
     return pollIntervalFor({ baseMs: this.#o.basePollIntervalMs, concurrency: this.#o.concurrency, ...situation });
   }
 
@@ -254,7 +269,10 @@ export class TaskEngine {
           onProgress: (id, message) => this.#events.emit(`progress:${id}`, message),
         })
       : Promise.resolve(
-          this.queries.tasks.failExhausted(row.id, this.#o.now(), { code: -32603, message: `No handler for task kind ${row.kind}` }) && 'finished',
+          this.queries.tasks.failExhausted(row.id, this.#o.now(), {
+            code: -32603,
+            message: `No handler for task kind ${row.kind}`,
+          }) && 'finished',
         );
     run
       .then((outcome) => {

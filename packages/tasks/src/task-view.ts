@@ -15,7 +15,9 @@ export function toTaskView(row: TaskPollRow, pollIntervalMs = row.pollIntervalMs
     lastUpdatedAt: new Date(row.lastUpdatedAt).toISOString(),
     ttlMs: row.ttlMs,
     pollIntervalMs,
-    ...(row.status === 'completed' && row.result ? { result: parsedResults.of(row as TaskPollRow & { result: string }) } : {}),
+    ...(row.status === 'completed' && row.result
+      ? { result: parsedResults.of(row as TaskPollRow & { result: string }) }
+      : {}),
     ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
   };
 }

@@ -43,7 +43,9 @@ export class WorkerPool {
             maxThreads: size,
             idleTimeout: 60_000,
             concurrentTasksPerWorker: 1,
-            ...(options.maxOldGenerationSizeMb ? { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } } : {}),
+            ...(options.maxOldGenerationSizeMb
+              ? { resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb } }
+              : {}),
           });
   }
 

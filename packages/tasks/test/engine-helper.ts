@@ -20,7 +20,11 @@ export function engineFactory() {
   let n = 0;
   return {
     freshPath: () => join(dir, `e${++n}.db`),
-    open(path: string, handlers: TaskHandler<any>[], options: Partial<TaskEngineOptions> & { poolSize?: number; maxOldGenerationSizeMb?: number } = {}): OpenEngine {
+    open(
+      path: string,
+      handlers: TaskHandler<any>[],
+      options: Partial<TaskEngineOptions> & { poolSize?: number; maxOldGenerationSizeMb?: number } = {},
+    ): OpenEngine {
       const connection = openDatabase(path);
       migrateDatabase(connection);
       const pool = new WorkerPool(options.poolSize ?? 1, { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb });

@@ -17,10 +17,25 @@ const interview: TaskHandler<{ topic: string }> = {
   kind: 'interview',
   async run(input, ctx) {
     runs++;
-    const state = (ctx.resumed?.state ?? { round: 0, answers: {} }) as { round: number; answers: Record<string, unknown> };
+    const state = (ctx.resumed?.state ?? { round: 0, answers: {} }) as {
+      round: number;
+      answers: Record<string, unknown>;
+    };
     const answers = { ...state.answers, ...ctx.resumed?.responses };
-    if (state.round === 0) return { status: 'input_required', requests: { name: { ask: 'name?' }, colour: { ask: 'colour?' } }, state: { round: 1, answers }, message: `About ${input.topic}: two questions` };
-    if (state.round === 1) return { status: 'input_required', requests: { sure: { ask: 'sure?' } }, state: { round: 2, answers }, message: 'One more question' };
+    if (state.round === 0)
+      return {
+        status: 'input_required',
+        requests: { name: { ask: 'name?' }, colour: { ask: 'colour?' } },
+        state: { round: 1, answers },
+        message: `About ${input.topic}: two questions`,
+      };
+    if (state.round === 1)
+      return {
+        status: 'input_required',
+        requests: { sure: { ask: 'sure?' } },
+        state: { round: 2, answers },
+        message: 'One more question',
+      };
     return { status: 'completed', result: answers, message: 'All answered' };
   },
 };
@@ -44,7 +59,10 @@ test('a task parks with unique keys, ignores wrong keys, resumes on the last ans
   first.start();
   const store = new OwnedTaskStore(first);
   const { task } = first.create({ owner: 'alice', kind: 'interview', input: { topic: 'paint' } });
-  const parked = await until(() => (first.get(task.id)?.status === 'input_required' ? store.get(task.id, 'alice') : undefined), 'the task to park');
+  const parked = await until(
+    () => (first.get(task.id)?.status === 'input_required' ? store.get(task.id, 'alice') : undefined),
+    'the task to park',
+  );
   assert.deepEqual(Object.keys(parked.inputRequests!).sort(), ['r1-colour', 'r1-name']);
   assert.equal(parked.statusMessage, 'About paint: two questions');
   const row = first.get(task.id)!;
@@ -70,9 +88,16 @@ test('a task parks with unique keys, ignores wrong keys, resumes on the last ans
   assert.deepEqual(second.answer(task.id, { 'r1-colour': 'teal' }, 'alice'), { accepted: 1, resumed: true });
 
   // Round 2: a new key, never one of round 1's.
-  const again = await until(() => (second.get(task.id)?.status === 'input_required' ? store2.get(task.id, 'alice') : undefined), 'round 2');
+  const again = await until(
+    () => (second.get(task.id)?.status === 'input_required' ? store2.get(task.id, 'alice') : undefined),
+    'round 2',
+  );
   assert.deepEqual(Object.keys(again.inputRequests!), ['r2-sure']);
-  assert.equal(second.answer(task.id, { 'r1-colour': 'red' }, 'alice').accepted, 0, 'a round-1 key is stale in round 2');
+  assert.equal(
+    second.answer(task.id, { 'r1-colour': 'red' }, 'alice').accepted,
+    0,
+    'a round-1 key is stale in round 2',
+  );
   second.answer(task.id, { 'r2-sure': { action: 'accept' } }, 'alice');
   const done = await second.waitFor(task.id);
   assert.equal(done?.status, 'completed');
@@ -80,7 +105,10 @@ test('a task parks with unique keys, ignores wrong keys, resumes on the last ans
   assert.equal(runs, 3);
   assert.ok(done!.attempt <= done!.maxAttempts, 'parking does not use up attempts');
   assert.deepEqual(
-    second.queries.tasks.events(task.id).map((e) => e.kind).filter((k) => k.startsWith('input')),
+    second.queries.tasks
+      .events(task.id)
+      .map((e) => e.kind)
+      .filter((k) => k.startsWith('input')),
     ['input_required', 'input_received', 'input_received', 'input_required', 'input_received'],
   );
 });

@@ -37,9 +37,12 @@ test('the interval stays within [base, ceiling] and never shrinks as the queue a
       fc.option(fc.integer({ min: 1, max: 600_000 }), { nil: undefined }),
       fc.integer({ min: 0, max: 500 }),
       (baseMs, concurrency, typicalMs, ahead) => {
-        const at = (n: number) => pollIntervalFor({ baseMs, concurrency, typicalMs, ahead: n, running: false, elapsedMs: 0 });
+        const at = (n: number) =>
+          pollIntervalFor({ baseMs, concurrency, typicalMs, ahead: n, running: false, elapsedMs: 0 });
         const interval = at(ahead);
-        assert.ok(interval >= Math.min(baseMs, MAX_POLL_INTERVAL_MS) && interval <= Math.max(baseMs, MAX_POLL_INTERVAL_MS));
+        assert.ok(
+          interval >= Math.min(baseMs, MAX_POLL_INTERVAL_MS) && interval <= Math.max(baseMs, MAX_POLL_INTERVAL_MS),
+        );
         assert.ok(at(ahead + 1) >= interval);
       },
     ),
@@ -83,11 +86,20 @@ test('each read hands out the interval for now: it grows with the place in the q
   } finally {
     await drain();
   }
-  assert.equal(engine.pollIntervalFor(engine.get(last.id)!), engine.get(last.id)!.pollIntervalMs, 'a finished task keeps its interval');
+  assert.equal(
+    engine.pollIntervalFor(engine.get(last.id)!),
+    engine.get(last.id)!.pollIntervalMs,
+    'a finished task keeps its interval',
+  );
 });
 
 test('the stored interval of a task is the one it was created with; reads do not write', async () => {
-  const echo: TaskHandler<{ v: number }> = { kind: 'echo', async run(input) { return { status: 'completed', result: input, message: 'done' }; } };
+  const echo: TaskHandler<{ v: number }> = {
+    kind: 'echo',
+    async run(input) {
+      return { status: 'completed', result: input, message: 'done' };
+    },
+  };
   const { engine } = engines.open(engines.freshPath(), [echo], { basePollIntervalMs: 700 });
   const task = engine.create({ owner: 'o', kind: 'echo', input: { v: 1 } }).task;
   assert.equal(task.pollIntervalMs, 700);

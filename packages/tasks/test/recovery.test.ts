@@ -19,14 +19,25 @@ test('a stale attempt is fenced out: no progress, no lease renewal, no terminal 
   const claimed = engine.get(task.id)!;
   const stale = { taskId: task.id, attempt: claimed.attempt, claimedBy: claimed.claimedBy! };
   // Someone else takes the task over (as after a lapsed lease): attempt 2, another claimant.
-  connection.sqlite.prepare("UPDATE tasks SET attempt = attempt + 1, claimed_by = 'inst_other@elsewhere:1' WHERE id = ?").run(task.id);
+  connection.sqlite
+    .prepare("UPDATE tasks SET attempt = attempt + 1, claimed_by = 'inst_other@elsewhere:1' WHERE id = ?")
+    .run(task.id);
   const q = engine.queries.tasks;
   assert.equal(q.progress(stale, Date.now(), 'late progress'), false);
   assert.equal(q.renewLease(stale, Date.now() + 60_000), false);
   assert.equal(q.release(stale, Date.now(), 'late release'), false);
-  assert.throws(() => inTransaction(connection, () => q.finish(stale, Date.now(), { status: 'completed', result: '{}', message: 'late' })), StaleAttemptError);
+  assert.throws(
+    () =>
+      inTransaction(connection, () =>
+        q.finish(stale, Date.now(), { status: 'completed', result: '{}', message: 'late' }),
+      ),
+    StaleAttemptError,
+  );
   const row = engine.get(task.id)!;
-  assert.deepEqual([row.status, row.attempt, row.claimedBy, row.result], ['working', 2, 'inst_other@elsewhere:1', null]);
+  assert.deepEqual(
+    [row.status, row.attempt, row.claimedBy, row.result],
+    ['working', 2, 'inst_other@elsewhere:1', null],
+  );
   assert.ok(!q.events(task.id).some((e) => e.message.startsWith('late')));
   job.openNext();
 });
@@ -34,11 +45,21 @@ test('a stale attempt is fenced out: no progress, no lease renewal, no terminal 
 test('on start, claims of a dead process on this host are released at once; a live or remote claimant keeps its lease', async () => {
   const path = engines.freshPath();
   const { engine: first, connection } = engines.open(path, [gated('job').handler], { concurrency: 0 });
-  const ids = ['dead', 'live', 'remote'].map(() => first.create({ owner: 'o', kind: 'job', input: { n: Math.random() } }).task.id);
+  const ids = ['dead', 'live', 'remote'].map(
+    () => first.create({ owner: 'o', kind: 'job', input: { n: Math.random() } }).task.id,
+  );
   const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
-  const claimants = [`inst_aa@${hostname()}:${deadPid}`, `inst_bb@${hostname()}:${process.ppid}`, 'inst_cc@another-host:1'];
+  const claimants = [
+    `inst_aa@${hostname()}:${deadPid}`,
+    `inst_bb@${hostname()}:${process.ppid}`,
+    'inst_cc@another-host:1',
+  ];
   const lease = Date.now() + 600_000;
-  ids.forEach((id, i) => connection.sqlite.prepare('UPDATE tasks SET claimed_by = ?, attempt = 1, lease_expires_at = ? WHERE id = ?').run(claimants[i], lease, id));
+  ids.forEach((id, i) =>
+    connection.sqlite
+      .prepare('UPDATE tasks SET claimed_by = ?, attempt = 1, lease_expires_at = ? WHERE id = ?')
+      .run(claimants[i], lease, id),
+  );
   const job = gated('job');
   const { engine } = engines.open(path, [job.handler]);
   engine.start();
@@ -50,7 +71,11 @@ test('on start, claims of a dead process on this host are released at once; a li
   );
   const reclaimed = engine.get(ids[0]!)!;
   assert.equal(reclaimed.attempt, 2);
-  assert.ok(engine.queries.tasks.events(ids[0]!).some((e) => e.kind === 'released' && /process running this attempt stopped/.test(e.message)));
+  assert.ok(
+    engine.queries.tasks
+      .events(ids[0]!)
+      .some((e) => e.kind === 'released' && /process running this attempt stopped/.test(e.message)),
+  );
   job.openNext();
 });
 
@@ -59,8 +84,12 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
   const { engine: first, connection } = engines.open(path, [gated('job').handler], { concurrency: 0 });
   const lapsed = first.create({ owner: 'o', kind: 'job', input: { n: 1 } }).task.id;
   const spent = first.create({ owner: 'o', kind: 'job', input: { n: 2 } }).task.id;
-  connection.sqlite.prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?").run(Date.now() - 1, lapsed);
-  connection.sqlite.prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 3, lease_expires_at = ? WHERE id = ?").run(Date.now() - 1, spent);
+  connection.sqlite
+    .prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?")
+    .run(Date.now() - 1, lapsed);
+  connection.sqlite
+    .prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 3, lease_expires_at = ? WHERE id = ?")
+    .run(Date.now() - 1, spent);
   const job = gated('job');
   const { engine } = engines.open(path, [job.handler], { sweepIntervalMs: 50 });
   engine.start();
@@ -76,7 +105,9 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
 });
 
 test('tasks with overlapping scopes run one after the other; disjoint ones run together', async () => {
-  const job = gated('scoped', { scope: (input: { from: number; to: number }) => ({ key: 'k', start: input.from, end: input.to }) });
+  const job = gated('scoped', {
+    scope: (input: { from: number; to: number }) => ({ key: 'k', start: input.from, end: input.to }),
+  });
   const { engine } = engines.open(engines.freshPath(), [job.handler], { concurrency: 3, poolSize: 1 });
   engine.start();
   const a = engine.create({ owner: 'o', kind: 'scoped', input: { from: 0, to: 10 } }).task.id;
@@ -97,7 +128,11 @@ test('tasks with overlapping scopes run one after the other; disjoint ones run t
 test('an expired task reads as expired to its owner only, before and after the sweep; unknown ids are not expired', async () => {
   let now = 5_000_000;
   const job = gated('job');
-  const { engine } = engines.open(engines.freshPath(), [job.handler], { now: () => now, defaultTtlMs: 60_000, concurrency: 0 });
+  const { engine } = engines.open(engines.freshPath(), [job.handler], {
+    now: () => now,
+    defaultTtlMs: 60_000,
+    concurrency: 0,
+  });
   const { task } = engine.create({ owner: 'alice', kind: 'job', input: {} });
   assert.equal(engine.expired(task.id, 'alice'), false, 'readable for its whole TTL');
   now += 60_000;

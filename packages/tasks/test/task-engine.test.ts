@@ -28,7 +28,10 @@ test('create is durable, dedupes identical work per owner, and completes', async
   const a = engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
   const reader = openDatabase(path, { readonly: true });
   try {
-    assert.ok(reader.sqlite.prepare('SELECT 1 FROM tasks WHERE id = ?').get(a.task.id), 'row visible to another connection');
+    assert.ok(
+      reader.sqlite.prepare('SELECT 1 FROM tasks WHERE id = ?').get(a.task.id),
+      'row visible to another connection',
+    );
   } finally {
     reader.close();
   }
@@ -39,7 +42,10 @@ test('create is durable, dedupes identical work per owner, and completes', async
   const done = await engine.waitFor(a.task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done!.result!), { doubled: 42 });
-  assert.deepEqual(engine.queries.tasks.events(a.task.id).map((e) => e.kind), ['created', 'claimed', 'progress', 'completed']);
+  assert.deepEqual(
+    engine.queries.tasks.events(a.task.id).map((e) => e.kind),
+    ['created', 'claimed', 'progress', 'completed'],
+  );
   // Terminal means terminal: a later cancel changes nothing.
   assert.equal(engine.cancel(a.task.id, 'alice'), false);
   assert.equal(engine.get(a.task.id)?.status, 'completed');
@@ -54,8 +60,19 @@ test('a failing attempt is retried; a task out of attempts fails with the reason
       return { status: 'completed', result: { calls }, message: 'ok' };
     },
   };
-  const broken: TaskHandler = { kind: 'broken', maxAttempts: 2, async run() { throw new Error('always broken'); } };
-  const refused: TaskHandler = { kind: 'refused', async run() { throw new PermanentTaskError('bad input', -32602); } };
+  const broken: TaskHandler = {
+    kind: 'broken',
+    maxAttempts: 2,
+    async run() {
+      throw new Error('always broken');
+    },
+  };
+  const refused: TaskHandler = {
+    kind: 'refused',
+    async run() {
+      throw new PermanentTaskError('bad input', -32602);
+    },
+  };
   const { engine } = engineOn(freshPath(), [flaky, broken, refused]);
   engine.start();
   const f = await engine.waitFor(engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
@@ -101,19 +118,38 @@ test('after a restart the new process reclaims the task; the old attempt can no 
   let releaseOld!: () => void;
   const oldGate = new Promise<void>((r) => (releaseOld = r));
   const path = freshPath();
-  const old = engineOn(path, [{ kind: 'job', async run() { await oldGate; return { status: 'completed', result: { by: 'old' }, message: 'old' }; } }]);
+  const old = engineOn(path, [
+    {
+      kind: 'job',
+      async run() {
+        await oldGate;
+        return { status: 'completed', result: { by: 'old' }, message: 'old' };
+      },
+    },
+  ]);
   old.engine.start();
   const { task } = old.engine.create({ owner: 'o', kind: 'job', input: {} });
   while (old.engine.runningCount === 0) await sleep(5);
   // A second process starts on the same file, as after a crash of the first.
-  const fresh = engineOn(path, [{ kind: 'job', async run() { return { status: 'completed', result: { by: 'new' }, message: 'new' }; } }]);
+  const fresh = engineOn(path, [
+    {
+      kind: 'job',
+      async run() {
+        return { status: 'completed', result: { by: 'new' }, message: 'new' };
+      },
+    },
+  ]);
   fresh.engine.start();
   const done = await fresh.engine.waitFor(task.id);
   assert.equal(done?.attempt, 2);
   assert.deepEqual(JSON.parse(done!.result!), { by: 'new' });
   releaseOld();
   while (old.engine.runningCount > 0) await sleep(5);
-  assert.deepEqual(JSON.parse(fresh.engine.get(task.id)!.result!), { by: 'new' }, 'the stale attempt did not overwrite');
+  assert.deepEqual(
+    JSON.parse(fresh.engine.get(task.id)!.result!),
+    { by: 'new' },
+    'the stale attempt did not overwrite',
+  );
 });
 
 test('TTL counts from creation: an expired task reads as gone and the sweeper deletes it with its history', async () => {

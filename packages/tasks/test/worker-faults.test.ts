@@ -23,7 +23,12 @@ const inWorker: TaskHandler<{ mode: Misbehaviour }> = {
       raiseStopFlag(stopFlag);
       setTimeout(() => hardStop.abort(ctx.signal.reason), 200).unref();
     });
-    const out = await ctx.pool.run<string>(input, { filename: WORKER, signal: hardStop.signal, stopFlag, onMessage: () => started++ });
+    const out = await ctx.pool.run<string>(input, {
+      filename: WORKER,
+      signal: hardStop.signal,
+      stopFlag,
+      onMessage: () => started++,
+    });
     return { status: 'completed', result: { out }, message: out };
   },
 };

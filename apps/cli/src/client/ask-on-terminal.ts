@@ -5,7 +5,11 @@ export type InputAsker = (inputRequests: Record<string, unknown>) => Promise<Rec
 
 interface FormRequest {
   method?: string;
-  params?: { mode?: string; message?: string; requestedSchema?: { properties?: Record<string, { type?: string; title?: string }>; required?: string[] } };
+  params?: {
+    mode?: string;
+    message?: string;
+    requestedSchema?: { properties?: Record<string, { type?: string; title?: string }>; required?: string[] };
+  };
 }
 
 /**

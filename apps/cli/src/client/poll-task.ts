@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError, type McpHttpClient } from '../mcp-http-client.ts';
 import { isSettled, type WireTask } from './wire-task.ts';
 
-export type PollOutcome = { kind: 'task'; task: WireTask } | { kind: 'expired'; message: string } | { kind: 'unreachable'; error: Error };
+export type PollOutcome =
+  { kind: 'task'; task: WireTask } | { kind: 'expired'; message: string } | { kind: 'unreachable'; error: Error };
 
 export interface PollOptions {
   /** The interval the handle (or the last tasks/get) asked for; re-read from every answer. */
@@ -29,7 +30,8 @@ export async function pollTask(client: McpHttpClient, taskId: string, options: P
     } catch (error) {
       // Only the owner hears "Task has expired"; "Task not found" may be a wrong token or URL, so
       // the handle is kept (not marked expired) and the error is reported as it is.
-      if (error instanceof McpError && error.code === -32602 && /expired/i.test(error.message)) return { kind: 'expired', message: error.message };
+      if (error instanceof McpError && error.code === -32602 && /expired/i.test(error.message))
+        return { kind: 'expired', message: error.message };
       if (error instanceof McpError) throw error;
       if (++failures >= (options.maxConsecutiveFailures ?? 5)) return { kind: 'unreachable', error: error as Error };
       continue;

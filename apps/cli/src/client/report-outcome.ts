@@ -6,12 +6,21 @@ export interface OutputOptions {
   json?: boolean;
 }
 
-const textOf = (r: CallResult) => r.content?.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+const textOf = (r: CallResult) =>
+  r.content
+    ?.filter((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('\n');
 
 /** Prints a direct or inlined tool result; a tool error (isError) is printed to stderr. */
 export function reportResult(result: CallResult, out: OutputOptions, taskId?: string): ExitCode {
   if (out.json) {
-    print({ ...(taskId ? { taskId } : {}), status: result.isError ? 'error' : 'completed', result: result.structuredContent ?? null, text: textOf(result) ?? null });
+    print({
+      ...(taskId ? { taskId } : {}),
+      status: result.isError ? 'error' : 'completed',
+      result: result.structuredContent ?? null,
+      text: textOf(result) ?? null,
+    });
   } else if (result.isError) {
     process.stderr.write(`${textOf(result) ?? 'The tool reported an error'}\n`);
   } else {
@@ -21,7 +30,11 @@ export function reportResult(result: CallResult, out: OutputOptions, taskId?: st
 }
 
 /** Prints what a task (or a call) is waiting for, and how it can be answered. */
-export function reportInputRequired(inputRequests: Record<string, unknown> | undefined, out: OutputOptions, taskId?: string): ExitCode {
+export function reportInputRequired(
+  inputRequests: Record<string, unknown> | undefined,
+  out: OutputOptions,
+  taskId?: string,
+): ExitCode {
   if (out.json) {
     print({ ...(taskId ? { taskId } : {}), status: 'input_required', inputRequests: inputRequests ?? {} });
     return EXIT.inputRequired;
@@ -49,7 +62,10 @@ export function reportTask(task: WireTask, out: OutputOptions): ExitCode {
       return reportInputRequired(task.inputRequests, out, task.taskId);
     case 'failed':
       if (out.json) print({ taskId: task.taskId, status: 'failed', error: task.error ?? null });
-      else process.stderr.write(`Task ${task.taskId} failed: ${task.error ? `${task.error.message} (${task.error.code})` : (task.statusMessage ?? 'no reason given')}\n`);
+      else
+        process.stderr.write(
+          `Task ${task.taskId} failed: ${task.error ? `${task.error.message} (${task.error.code})` : (task.statusMessage ?? 'no reason given')}\n`,
+        );
       return EXIT.failed;
     case 'cancelled':
       if (out.json) print({ taskId: task.taskId, status: 'cancelled', statusMessage: task.statusMessage ?? null });

@@ -64,7 +64,12 @@ export class StateFile {
   mark(taskId: string, status: SavedStatus, statusMessage?: string): void {
     this.#update((tasks) => {
       const entry = tasks.find((t) => t.taskId === taskId);
-      if (entry) Object.assign(entry, { status, updatedAt: new Date().toISOString() }, statusMessage !== undefined ? { statusMessage } : {});
+      if (entry)
+        Object.assign(
+          entry,
+          { status, updatedAt: new Date().toISOString() },
+          statusMessage !== undefined ? { statusMessage } : {},
+        );
       return entry ? tasks : undefined;
     });
   }

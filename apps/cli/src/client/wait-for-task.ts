@@ -10,7 +10,13 @@ import type { SavedTask, StateFile } from './state-file.ts';
  * Waits for a task the state file already holds, keeping the file's status in step, and prints how
  * it ended. Ctrl-C stops waiting, not the task: it stays in the state file for `reflow resume`.
  */
-export async function waitForTask(client: McpHttpClient, saved: SavedTask, state: StateFile, out: OutputOptions, ask?: InputAsker): Promise<ExitCode> {
+export async function waitForTask(
+  client: McpHttpClient,
+  saved: SavedTask,
+  state: StateFile,
+  out: OutputOptions,
+  ask?: InputAsker,
+): Promise<ExitCode> {
   const line = new ProgressLine(`${saved.taskId.slice(0, 12)}…`);
   line.update(saved.statusMessage ?? 'working');
   const stop = new AbortController();

@@ -48,10 +48,15 @@ export const clientFor = (url: string, o: ConnectionOptions) =>
 export async function runCall(options: CallOptions): Promise<ExitCode> {
   const url = serverUrl(options);
   // --confirm declares elicitation: the server asks its approval question only of clients that can answer.
-  const client = options.confirm ? new McpHttpClient({ ...clientFor(url, options).options, elicitation: true }) : clientFor(url, options);
+  const client = options.confirm
+    ? new McpHttpClient({ ...clientFor(url, options).options, elicitation: true })
+    : clientFor(url, options);
   const args = {
     month: options.month,
-    offline_rooms: options.offline.flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean),
+    offline_rooms: options.offline
+      .flatMap((r) => r.split(','))
+      .map((r) => r.trim())
+      .filter(Boolean),
     ...(options.from ? { from: options.from } : {}),
     ...(options.to ? { to: options.to } : {}),
     ...(options.dryRun ? { dry_run: true } : {}),
@@ -86,8 +91,12 @@ export async function runCall(options: CallOptions): Promise<ExitCode> {
 
 /** A call that never produced a task: say why, plainly. */
 export function reportCallError(error: unknown, url: string): ExitCode {
-  if (error instanceof McpError) process.stderr.write(`The server refused the call: ${error.message} (${error.code})\n`);
+  if (error instanceof McpError)
+    process.stderr.write(`The server refused the call: ${error.message} (${error.code})\n`);
   else if (error instanceof HttpError) process.stderr.write(`The server at ${url} answered ${error.message}\n`);
-  else process.stderr.write(`Could not reach ${url}: ${(error as Error).cause ? String((error as Error & { cause: Error }).cause.message ?? (error as Error).cause) : (error as Error).message}\n`);
+  else
+    process.stderr.write(
+      `Could not reach ${url}: ${(error as Error).cause ? String((error as Error & { cause: Error }).cause.message ?? (error as Error).cause) : (error as Error).message}\n`,
+    );
   return EXIT.error;
 }

@@ -22,8 +22,10 @@ export async function runCancel(taskId: string, options: ConnectionOptions): Pro
     return reportCallError(error, url);
   }
   state.mark(taskId, task.status, task.statusMessage);
-  if (options.json) console.log(JSON.stringify({ taskId, status: task.status, statusMessage: task.statusMessage ?? null }));
-  else if (task.status === 'cancelled') console.log(`Task ${taskId} cancelled; nothing it would have moved was written.`);
+  if (options.json)
+    console.log(JSON.stringify({ taskId, status: task.status, statusMessage: task.statusMessage ?? null }));
+  else if (task.status === 'cancelled')
+    console.log(`Task ${taskId} cancelled; nothing it would have moved was written.`);
   else console.log(`Task ${taskId} had already ended ${task.status}; cancelling changed nothing.`);
   return EXIT.completed;
 }

@@ -31,16 +31,31 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   if (!url) {
     scratch = options.database ? undefined : mkdtempSync(join(tmpdir(), 'reflow-demo-'));
     const databasePath = options.database ?? join(scratch!, 'reflow.db');
-    const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', ...(options.workers ? { WORKERS: String(options.workers) } : {}) });
+    const config = loadConfig({
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_PATH: databasePath,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+      ...(options.workers ? { WORKERS: String(options.workers) } : {}),
+    });
     server = await startServer(config);
     url = `${server.url}/mcp`;
     console.log(`Server on ${url}, database ${databasePath} (seeded with the demo month)`);
   }
   try {
     const client = new McpHttpClient({ url, tasks: true, clientInfo: { name: 'reflow-demo', version: '0.1.0' } });
-    const args = { month: DEMO_SCENARIO.month, offline_rooms: DEMO_SCENARIO.offline_rooms, from: DEMO_SCENARIO.from, to: DEMO_SCENARIO.to };
+    const args = {
+      month: DEMO_SCENARIO.month,
+      offline_rooms: DEMO_SCENARIO.offline_rooms,
+      from: DEMO_SCENARIO.from,
+      to: DEMO_SCENARIO.to,
+    };
     console.log(`\n→ tools/call reflow_month ${JSON.stringify(args)}  (declaring io.modelcontextprotocol/tasks)`);
-    const handle = await client.request<TaskState & { resultType: string }>('tools/call', { name: 'reflow_month', arguments: args });
+    const handle = await client.request<TaskState & { resultType: string }>('tools/call', {
+      name: 'reflow_month',
+      arguments: args,
+    });
     if (handle.resultType !== 'task') throw new Error(`Expected a task handle, got ${JSON.stringify(handle)}`);
     const { _meta, content, ...wire } = handle as TaskState & { _meta?: unknown; content?: unknown };
     console.log(`← CreateTaskResult ${JSON.stringify(wire)}\n`);
@@ -78,7 +93,8 @@ function printHistory(server: RunningServer, taskId: string): void {
   const events = server.services.engine.queries.tasks.events(taskId);
   if (events.length === 0) return;
   const t0 = events[0].at;
-  const line = (e: (typeof events)[number]) => `  +${String(e.at - t0).padStart(4)} ms  ${e.kind.padEnd(9)} ${e.message}`;
+  const line = (e: (typeof events)[number]) =>
+    `  +${String(e.at - t0).padStart(4)} ms  ${e.kind.padEnd(9)} ${e.message}`;
   console.log(`\nProgress history recorded in task_events (${events.length} events):`);
   const shown = events.length <= 10 ? events : [...events.slice(0, 4), undefined, ...events.slice(-4)];
   for (const e of shown) console.log(e ? line(e) : `  … ${events.length - 8} more progress events …`);

@@ -16,7 +16,9 @@ export function runImport(file: string, options: { replace?: boolean; database?:
   try {
     migrateDatabase(connection);
     const summary = importSite(raw, queriesFor(connection), { replace: options.replace });
-    console.log(`Imported ${summary.site} into ${path}: ${summary.rooms} rooms, ${summary.series} series, ${summary.bookings} bookings`);
+    console.log(
+      `Imported ${summary.site} into ${path}: ${summary.rooms} rooms, ${summary.series} series, ${summary.bookings} bookings`,
+    );
     return 0;
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

@@ -13,7 +13,8 @@ export async function runMcp(options: McpOptions): Promise<number> {
     ...(options.workers !== undefined ? { WORKERS: String(options.workers) } : {}),
   });
   const server = startStdioServer(config);
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void server.close().then(() => process.exit(0)));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => void server.close().then(() => process.exit(0)));
   await server.closed;
   return 0;
 }

@@ -21,7 +21,13 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
     if (url !== saved.url) state.upsert({ ...saved, url });
     process.stderr.write(`Resuming ${saved.taskId} at ${url}\n`);
     // On a terminal, a task waiting for an answer (e.g. a --confirm reflow) is asked here too.
-    const code = await waitForTask(clientFor(url, options), { ...saved, url }, state, options, process.stdin.isTTY ? askOnTerminal : undefined);
+    const code = await waitForTask(
+      clientFor(url, options),
+      { ...saved, url },
+      state,
+      options,
+      process.stdin.isTTY ? askOnTerminal : undefined,
+    );
     worst = Math.max(worst, code) as ExitCode;
     if (code === EXIT.interrupted) break;
   }
@@ -33,7 +39,17 @@ function savedOrAdopted(state: StateFile, taskId: string, options: ConnectionOpt
   const saved = state.find(taskId);
   if (saved) return saved;
   const now = new Date().toISOString();
-  const adopted: SavedTask = { taskId, url: serverUrl(options), tool: 'reflow_month', arguments: {}, ttlMs: null, pollIntervalMs: 0, createdAt: now, status: 'working', updatedAt: now };
+  const adopted: SavedTask = {
+    taskId,
+    url: serverUrl(options),
+    tool: 'reflow_month',
+    arguments: {},
+    ttlMs: null,
+    pollIntervalMs: 0,
+    createdAt: now,
+    status: 'working',
+    updatedAt: now,
+  };
   state.upsert(adopted);
   return adopted;
 }

@@ -21,12 +21,19 @@ async function call(options: ConnectionOptions, method: string, path: string): P
   const url = new URL(`/api${path}`, options.url.replace(/\/(mcp|ui\/?)?$/, '/'));
   let res: Response;
   try {
-    res = await fetch(url, { method, headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) } });
+    res = await fetch(url, {
+      method,
+      headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+    });
   } catch (error) {
-    throw new ApiFailure(`Cannot reach ${url.origin}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}. Is the server running? (--url)`, 2);
+    throw new ApiFailure(
+      `Cannot reach ${url.origin}: ${(error as Error & { cause?: Error }).cause?.message ?? (error as Error).message}. Is the server running? (--url)`,
+      2,
+    );
   }
   const body: any = await res.json().catch(() => ({}));
-  if (res.status === 401 || res.status === 403) throw new ApiFailure(`${body.error ?? 'Unauthorised'}: pass an operator token with --token or REFLOW_TOKEN`, 1);
+  if (res.status === 401 || res.status === 403)
+    throw new ApiFailure(`${body.error ?? 'Unauthorised'}: pass an operator token with --token or REFLOW_TOKEN`, 1);
   if (!res.ok) throw new ApiFailure(`${body.error ?? `HTTP ${res.status}`}${body.code ? ` (${body.code})` : ''}`, 1);
   return body;
 }
@@ -39,10 +46,18 @@ const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+
 const ms = (n: number | null) => (n === null ? '—' : n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`);
 
 function printList(page: any): void {
-  const rows = table({ head: ['Task', 'Status', 'Kind', 'Created', 'Message'], colWidths: [46, 11, 14, 22, 46], wordWrap: true });
+  const rows = table({
+    head: ['Task', 'Status', 'Kind', 'Created', 'Message'],
+    colWidths: [46, 11, 14, 22, 46],
+    wordWrap: true,
+  });
   for (const t of page.tasks) rows.push([t.taskId, t.status, t.kind, time(t.createdAt), t.statusMessage ?? '']);
   console.log(page.tasks.length ? rows.toString() : 'No tasks match.');
-  console.log(Object.entries(page.counts).map(([s, n]) => `${s} ${n}`).join(' · '));
+  console.log(
+    Object.entries(page.counts)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(' · '),
+  );
   if (page.nextCursor) console.log(`More: --cursor ${page.nextCursor}`);
 }
 
@@ -66,11 +81,17 @@ function printDetail(d: any): void {
   const events = table({ head: ['At', 'Attempt', 'Kind', 'Message'], colWidths: [22, 9, 11, 90], wordWrap: true });
   // A long solve records many progress lines: show how it began and how it ended.
   const shown = d.events.length <= 12 ? d.events : [...d.events.slice(0, 4), undefined, ...d.events.slice(-6)];
-  for (const e of shown) events.push(e ? [time(e.at), e.attempt, e.kind, e.message] : ['…', '', '', `${d.events.length - 10} more (--json shows all)`]);
+  for (const e of shown)
+    events.push(
+      e ? [time(e.at), e.attempt, e.kind, e.message] : ['…', '', '', `${d.events.length - 10} more (--json shows all)`],
+    );
   console.log(events.toString());
   const r = d.reflow;
   if (!r || r.source === 'none') return;
-  if (r.summary) console.log(`\nMoved ${r.summary.moved} of ${r.summary.affected}; ${r.summary.unresolved} need rebooking; total shift ${r.summary.totalShiftMinutes} min`);
+  if (r.summary)
+    console.log(
+      `\nMoved ${r.summary.moved} of ${r.summary.affected}; ${r.summary.unresolved} need rebooking; total shift ${r.summary.totalShiftMinutes} min`,
+    );
   if (r.unresolvedBookings.length) {
     const rows = table({ head: ['Booking', 'Code', 'Reason'], colWidths: [12, 18, 90], wordWrap: true });
     for (const u of r.unresolvedBookings) rows.push([u.bookingId, u.code, u.reason]);
@@ -85,26 +106,39 @@ const positiveInt = (value: string) => {
 };
 
 /** Wraps an action so API failures print one clear line and set the exit code. */
-const run = (action: (...args: any[]) => Promise<void>) => async (...args: any[]) => {
-  try {
-    await action(...args);
-  } catch (error) {
-    if (!(error instanceof ApiFailure)) throw error;
-    console.error(error.message);
-    process.exitCode = error.exitCode;
-  }
-};
+const run =
+  (action: (...args: any[]) => Promise<void>) =>
+  async (...args: any[]) => {
+    try {
+      await action(...args);
+    } catch (error) {
+      if (!(error instanceof ApiFailure)) throw error;
+      console.error(error.message);
+      process.exitCode = error.exitCode;
+    }
+  };
 
 export function tasksCommand(): Command {
   const tasks = new Command('tasks').description('Operator view of the tasks on a running server (its /api)');
   const connection = (cmd: Command) =>
     cmd
-      .option('--url <url>', 'the server (default: $REFLOW_URL or http://127.0.0.1:3000)', process.env.REFLOW_URL || 'http://127.0.0.1:3000')
-      .option('--token <token>', 'operator bearer token (default: $REFLOW_TOKEN)', process.env.REFLOW_TOKEN || undefined)
+      .option(
+        '--url <url>',
+        'the server (default: $REFLOW_URL or http://127.0.0.1:3000)',
+        process.env.REFLOW_URL || 'http://127.0.0.1:3000',
+      )
+      .option(
+        '--token <token>',
+        'operator bearer token (default: $REFLOW_TOKEN)',
+        process.env.REFLOW_TOKEN || undefined,
+      )
       .option('--json', 'print the API answer as JSON');
 
   connection(tasks.command('list').description('Tasks, newest first, with counts per status'))
-    .option('--status <statuses>', 'only these statuses, comma-separated (working, input_required, completed, failed, cancelled)')
+    .option(
+      '--status <statuses>',
+      'only these statuses, comma-separated (working, input_required, completed, failed, cancelled)',
+    )
     .option('--kind <kind>', 'only this kind, e.g. reflow_month')
     .option('--since <iso>', 'only tasks created at or after this ISO date or instant')
     .option('--limit <n>', 'page size (1–200)', positiveInt)
@@ -112,29 +146,38 @@ export function tasksCommand(): Command {
     .action(
       run(async (o) => {
         const query = new URLSearchParams();
-        for (const key of ['status', 'kind', 'since', 'limit', 'cursor'] as const) if (o[key] !== undefined) query.set(key, String(o[key]));
+        for (const key of ['status', 'kind', 'since', 'limit', 'cursor'] as const)
+          if (o[key] !== undefined) query.set(key, String(o[key]));
         const page = await call(o, 'GET', `/tasks${query.size ? `?${query}` : ''}`);
         if (o.json) console.log(JSON.stringify(page, null, 2));
         else printList(page);
       }),
     );
 
-  connection(tasks.command('show').argument('<id>', 'task id').description('One task: error, timings, progress history, what moved'))
-    .action(
-      run(async (id, o) => {
-        const detail = await call(o, 'GET', `/tasks/${encodeURIComponent(id)}`);
-        if (o.json) console.log(JSON.stringify(detail, null, 2));
-        else printDetail(detail);
-      }),
-    );
+  connection(
+    tasks
+      .command('show')
+      .argument('<id>', 'task id')
+      .description('One task: error, timings, progress history, what moved'),
+  ).action(
+    run(async (id, o) => {
+      const detail = await call(o, 'GET', `/tasks/${encodeURIComponent(id)}`);
+      if (o.json) console.log(JSON.stringify(detail, null, 2));
+      else printDetail(detail);
+    }),
+  );
 
-  connection(tasks.command('cancel').argument('<id>', 'task id').description('Cancel a working task; its work so far is discarded'))
-    .action(
-      run(async (id, o) => {
-        const task = await call(o, 'POST', `/tasks/${encodeURIComponent(id)}/cancel`);
-        if (o.json) console.log(JSON.stringify(task, null, 2));
-        else console.log(`Cancelled ${task.taskId}`);
-      }),
-    );
+  connection(
+    tasks
+      .command('cancel')
+      .argument('<id>', 'task id')
+      .description('Cancel a working task; its work so far is discarded'),
+  ).action(
+    run(async (id, o) => {
+      const task = await call(o, 'POST', `/tasks/${encodeURIComponent(id)}/cancel`);
+      if (o.json) console.log(JSON.stringify(task, null, 2));
+      else console.log(`Cancelled ${task.taskId}`);
+    }),
+  );
   return tasks;
 }

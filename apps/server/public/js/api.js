@@ -24,7 +24,8 @@ async function request(method, path, query) {
   if (bearer) headers.authorization = `Bearer ${bearer}`;
   const res = await fetch(url, { method, headers });
   const body = await res.json().catch(() => undefined);
-  if (res.status === 401 || res.status === 403) throw new AuthRequiredError(body?.error ?? 'An operator token is required');
+  if (res.status === 401 || res.status === 403)
+    throw new AuthRequiredError(body?.error ?? 'An operator token is required');
   if (!res.ok) throw new ApiError(res.status, body);
   return body;
 }

@@ -4,7 +4,20 @@ import { renderCounts, renderRows } from './task-list.js';
 import { renderDetail, renderNoTaskChosen } from './task-detail.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { status: '', kind: '', since: '', tasks: [], cursor: null, older: [], pollMs: 1000, selected: null, detail: null, monthCache: new Map(), timer: 0, authBlocked: false };
+const state = {
+  status: '',
+  kind: '',
+  since: '',
+  tasks: [],
+  cursor: null,
+  older: [],
+  pollMs: 1000,
+  selected: null,
+  detail: null,
+  monthCache: new Map(),
+  timer: 0,
+  authBlocked: false,
+};
 
 function showError(message) {
   $('error-banner').textContent = message;
@@ -29,7 +42,12 @@ function handleFailure(error) {
 }
 
 function filters() {
-  return { status: state.status, kind: state.kind, since: state.since ? new Date(Date.now() - Number(state.since)).toISOString() : undefined, limit: 50 };
+  return {
+    status: state.status,
+    kind: state.kind,
+    since: state.since ? new Date(Date.now() - Number(state.since)).toISOString() : undefined,
+    limit: 50,
+  };
 }
 
 async function refreshList() {
@@ -61,7 +79,9 @@ async function refreshDetail() {
       state.monthCache.set(key, { rooms, bookings: bookings.bookings });
     }
     month = state.monthCache.get(key);
-    $('site-name').textContent = month.rooms.site ? `${month.rooms.site.name} · ${month.rooms.site.timezone}` : 'Operator console';
+    $('site-name').textContent = month.rooms.site
+      ? `${month.rooms.site.name} · ${month.rooms.site.timezone}`
+      : 'Operator console';
   }
   renderDetail($('detail'), detail, month, { onCancel: cancel });
 }
@@ -75,7 +95,10 @@ async function tick() {
     await refreshDetail();
     showError('');
     $('auth-banner').classList.add('hidden');
-    setLive(true, `Live · every ${state.pollMs >= 1000 ? `${(state.pollMs / 1000).toFixed(state.pollMs % 1000 ? 1 : 0)} s` : `${state.pollMs} ms`}`);
+    setLive(
+      true,
+      `Live · every ${state.pollMs >= 1000 ? `${(state.pollMs / 1000).toFixed(state.pollMs % 1000 ? 1 : 0)} s` : `${state.pollMs} ms`}`,
+    );
   } catch (error) {
     if (error?.code === 'RFL_UNKNOWN_TASK') {
       state.selected = null;

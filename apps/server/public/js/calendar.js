@@ -23,14 +23,38 @@ function placements({ reflow, bookings, mode }) {
     const u = unresolved.get(b.id);
     const base = { id: b.id, title: b.title, length };
     if (move && mode === 'before') {
-      out.push({ ...base, room: move.fromRoom, start: move.fromStart, kind: 'b-moved', note: `will move to ${move.toRoom} ${localDayLabel(move.toStart)} ${localHm(move.toStart)}` });
+      out.push({
+        ...base,
+        room: move.fromRoom,
+        start: move.fromStart,
+        kind: 'b-moved',
+        note: `will move to ${move.toRoom} ${localDayLabel(move.toStart)} ${localHm(move.toStart)}`,
+      });
     } else if (move) {
-      out.push({ ...base, room: b.roomId, start: b.start, kind: 'b-moved', note: `moved from ${move.fromRoom} ${localDayLabel(move.fromStart)} ${localHm(move.fromStart)}${move.shiftMinutes ? ` (${move.shiftMinutes > 0 ? '+' : ''}${move.shiftMinutes} min)` : ''}` });
-      out.push({ ...base, room: move.fromRoom, start: move.fromStart, kind: 'b-ghost', note: `moved away to ${move.toRoom}` });
+      out.push({
+        ...base,
+        room: b.roomId,
+        start: b.start,
+        kind: 'b-moved',
+        note: `moved from ${move.fromRoom} ${localDayLabel(move.fromStart)} ${localHm(move.fromStart)}${move.shiftMinutes ? ` (${move.shiftMinutes > 0 ? '+' : ''}${move.shiftMinutes} min)` : ''}`,
+      });
+      out.push({
+        ...base,
+        room: move.fromRoom,
+        start: move.fromStart,
+        kind: 'b-ghost',
+        note: `moved away to ${move.toRoom}`,
+      });
     } else if (u) {
       out.push({ ...base, room: b.roomId, start: b.start, kind: 'b-unresolved', note: u.reason });
     } else {
-      out.push({ ...base, room: b.roomId, start: b.start, kind: 'b-plain', note: b.status === 'needs_rebooking' ? 'needs rebooking (earlier reflow)' : '' });
+      out.push({
+        ...base,
+        room: b.roomId,
+        start: b.start,
+        kind: 'b-plain',
+        note: b.status === 'needs_rebooking' ? 'needs rebooking (earlier reflow)' : '',
+      });
     }
   }
   return out;
@@ -50,17 +74,48 @@ export function renderCalendar({ reflow, rooms, bookings, mode }) {
     cells.get(key).push(p);
   }
   const info = el('p', { class: 'cal-info', text: 'Click a booking for where it went.' });
-  const grid = el('div', { class: `calendar mode-${mode}`, style: `--days:${days.length}`, 'data-mode': mode, role: 'grid', 'aria-label': mode === 'now' ? reflow.month : `${reflow.month}, ${mode} the reflow` });
+  const grid = el('div', {
+    class: `calendar mode-${mode}`,
+    style: `--days:${days.length}`,
+    'data-mode': mode,
+    role: 'grid',
+    'aria-label': mode === 'now' ? reflow.month : `${reflow.month}, ${mode} the reflow`,
+  });
   grid.append(el('div', { class: 'cal-corner', text: { before: 'Before', after: 'After', now: 'Now' }[mode] }));
   for (const day of days) {
     const weekday = new Date(`${day}T12:00:00Z`).getUTCDay();
-    grid.append(el('div', { class: `cal-day${inWindow(day) ? ' in-window' : ''}${weekday === 0 || weekday === 6 ? ' weekend' : ''}`, title: localDayLabel(day) }, el('span', { text: String(Number(day.slice(8))) }), el('small', { text: 'SMTWTFS'[weekday] })));
+    grid.append(
+      el(
+        'div',
+        {
+          class: `cal-day${inWindow(day) ? ' in-window' : ''}${weekday === 0 || weekday === 6 ? ' weekend' : ''}`,
+          title: localDayLabel(day),
+        },
+        el('span', { text: String(Number(day.slice(8))) }),
+        el('small', { text: 'SMTWTFS'[weekday] }),
+      ),
+    );
   }
   for (const room of rooms) {
-    grid.append(el('div', { class: `cal-room${offline.has(room.id) ? ' is-offline' : ''}`, title: `${room.name}: ${room.capacity} people; ${room.features.join(', ') || 'no special features'}` }, el('strong', { text: room.name }), el('small', { text: `${room.capacity} · ${room.opensAt}–${room.closesAt}` })));
+    grid.append(
+      el(
+        'div',
+        {
+          class: `cal-room${offline.has(room.id) ? ' is-offline' : ''}`,
+          title: `${room.name}: ${room.capacity} people; ${room.features.join(', ') || 'no special features'}`,
+        },
+        el('strong', { text: room.name }),
+        el('small', { text: `${room.capacity} · ${room.opensAt}–${room.closesAt}` }),
+      ),
+    );
     for (const day of days) {
       const down = offline.has(room.id) && inWindow(day);
-      const cell = el('div', { class: `cal-cell${down ? ' offline' : ''}`, 'data-room': room.id, 'data-day': day, title: down ? `${room.name} offline` : undefined });
+      const cell = el('div', {
+        class: `cal-cell${down ? ' offline' : ''}`,
+        'data-room': room.id,
+        'data-day': day,
+        title: down ? `${room.name} offline` : undefined,
+      });
       for (const p of cells.get(`${room.id}|${day}`) ?? []) {
         const left = ((localMinutes(p.start) - open) / span) * 100;
         const width = Math.max(2, (p.length / span) * 100);

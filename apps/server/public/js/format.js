@@ -21,7 +21,8 @@ export const STATUS_LABEL = {
   cancelled: 'Cancelled',
 };
 
-export const statusBadge = (status) => el('span', { class: `badge s-${status}`, 'data-status': status, text: STATUS_LABEL[status] ?? status });
+export const statusBadge = (status) =>
+  el('span', { class: `badge s-${status}`, 'data-status': status, text: STATUS_LABEL[status] ?? status });
 
 export function ago(iso, now = Date.now()) {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
@@ -39,8 +40,10 @@ export function duration(ms) {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-export const clock = (iso) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-export const dateTime = (iso) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
+export const clock = (iso) =>
+  new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+export const dateTime = (iso) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—';
 export const shortId = (id) => `${id.slice(0, 12)}…`;
 
 /** A site-local ISO time ("2026-09-08T10:00:00+01:00") read as the wall clock it names. */
@@ -49,5 +52,10 @@ export const localMinutes = (iso) => Number(iso.slice(11, 13)) * 60 + Number(iso
 export const localHm = (iso) => iso.slice(11, 16);
 export function localDayLabel(iso) {
   const [y, m, d] = iso.slice(0, 10).split('-').map(Number);
-  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    timeZone: 'UTC',
+  });
 }

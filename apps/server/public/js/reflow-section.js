@@ -3,26 +3,49 @@ import { renderCalendar } from './calendar.js';
 import { el, localDayLabel, localHm } from './format.js';
 
 function stat(label, value, hint) {
-  return el('div', { class: 'stat' }, el('div', { class: 'stat-value', text: String(value) }), el('div', { class: 'stat-label', text: label }), hint && el('div', { class: 'stat-hint', text: hint }));
+  return el(
+    'div',
+    { class: 'stat' },
+    el('div', { class: 'stat-value', text: String(value) }),
+    el('div', { class: 'stat-label', text: label }),
+    hint && el('div', { class: 'stat-hint', text: hint }),
+  );
 }
 
 export function reflowSection(reflow, month, view, rerender) {
   const s = reflow.summary;
   const changed = reflow.moves.length + reflow.unresolvedBookings.length > 0;
   const toggle = (mode, label) =>
-    el('button', { type: 'button', class: `seg${view.mode === mode ? ' active' : ''}`, 'data-view': mode, 'aria-pressed': String(view.mode === mode), text: label, onclick: () => ((view.mode = mode), rerender()) });
+    el('button', {
+      type: 'button',
+      class: `seg${view.mode === mode ? ' active' : ''}`,
+      'data-view': mode,
+      'aria-pressed': String(view.mode === mode),
+      text: label,
+      onclick: () => ((view.mode = mode), rerender()),
+    });
   return el(
     'section',
     { class: 'reflow' },
-    el('h3', { text: `${reflow.offlineRooms.join(', ')} offline ${localDayLabel(reflow.window.from)} – ${localDayLabel(reflow.window.to)}${reflow.dryRun ? ' · dry run' : ''}` }),
+    el('h3', {
+      text: `${reflow.offlineRooms.join(', ')} offline ${localDayLabel(reflow.window.from)} – ${localDayLabel(reflow.window.to)}${reflow.dryRun ? ' · dry run' : ''}`,
+    }),
     s &&
       el(
         'div',
         { class: 'stats' },
-        stat('moved', `${s.moved} / ${s.affected}`, s.optimal.moved ? 'proven most possible' : `at most ${s.movedBound}`),
+        stat(
+          'moved',
+          `${s.moved} / ${s.affected}`,
+          s.optimal.moved ? 'proven most possible' : `at most ${s.movedBound}`,
+        ),
         stat('need rebooking', s.unresolved),
         stat('total shift', `${s.totalShiftMinutes} min`, s.optimal.shift ? 'proven least' : 'best found'),
-        stat('written', s.applied ? 'yes' : 'no (dry run)', s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined),
+        stat(
+          'written',
+          s.applied ? 'yes' : 'no (dry run)',
+          s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined,
+        ),
       ),
     month
       ? el(
@@ -31,10 +54,22 @@ export function reflowSection(reflow, month, view, rerender) {
           el(
             'div',
             { class: 'calendar-bar' },
-            changed ? el('div', { class: 'segmented', role: 'group', 'aria-label': 'Month view' }, toggle('before', 'Before'), toggle('after', 'After')) : el('span', { class: 'muted', text: 'Nothing moved by this task: the month as it is now' }),
+            changed
+              ? el(
+                  'div',
+                  { class: 'segmented', role: 'group', 'aria-label': 'Month view' },
+                  toggle('before', 'Before'),
+                  toggle('after', 'After'),
+                )
+              : el('span', { class: 'muted', text: 'Nothing moved by this task: the month as it is now' }),
             legend(view),
           ),
-          renderCalendar({ reflow, rooms: month.rooms.rooms, bookings: month.bookings, mode: changed ? view.mode : 'now' }),
+          renderCalendar({
+            reflow,
+            rooms: month.rooms.rooms,
+            bookings: month.bookings,
+            mode: changed ? view.mode : 'now',
+          }),
         )
       : el('p', { class: 'muted', text: 'Loading the month…' }),
     reflow.unresolvedBookings.length > 0 &&
@@ -42,7 +77,19 @@ export function reflowSection(reflow, month, view, rerender) {
         'div',
         { class: 'unresolved' },
         el('h4', { text: `Could not move (${reflow.unresolvedBookings.length})` }),
-        el('ul', {}, reflow.unresolvedBookings.map((u) => el('li', {}, el('strong', { text: `${u.bookingId} · ${u.title}` }), el('span', { class: 'code', text: u.code }), el('p', { text: u.reason })))),
+        el(
+          'ul',
+          {},
+          reflow.unresolvedBookings.map((u) =>
+            el(
+              'li',
+              {},
+              el('strong', { text: `${u.bookingId} · ${u.title}` }),
+              el('span', { class: 'code', text: u.code }),
+              el('p', { text: u.reason }),
+            ),
+          ),
+        ),
       ),
     reflow.moves.length > 0 &&
       el(
@@ -52,7 +99,15 @@ export function reflowSection(reflow, month, view, rerender) {
         el(
           'table',
           {},
-          el('thead', {}, el('tr', {}, ['Booking', 'From', 'To', 'Shift'].map((h) => el('th', { text: h })))),
+          el(
+            'thead',
+            {},
+            el(
+              'tr',
+              {},
+              ['Booking', 'From', 'To', 'Shift'].map((h) => el('th', { text: h })),
+            ),
+          ),
           el(
             'tbody',
             {},
@@ -74,5 +129,12 @@ export function reflowSection(reflow, month, view, rerender) {
 
 function legend(view) {
   const item = (cls, text) => el('span', { class: 'legend-item' }, el('span', { class: `swatch ${cls}` }), text);
-  return el('div', { class: 'legend' }, item('b-moved', view.mode === 'before' ? 'will move' : 'moved here'), item('b-unresolved', 'needs rebooking'), item('b-plain', 'other booking'), item('offline', 'offline'));
+  return el(
+    'div',
+    { class: 'legend' },
+    item('b-moved', view.mode === 'before' ? 'will move' : 'moved here'),
+    item('b-unresolved', 'needs rebooking'),
+    item('b-plain', 'other booking'),
+    item('offline', 'offline'),
+  );
 }

@@ -7,13 +7,26 @@ const view = { mode: 'after', confirmFor: null };
 export function renderNoTaskChosen(container) {
   container.dataset.key = '';
   container.replaceChildren(
-    el('div', { class: 'placeholder' }, el('h2', { text: 'Pick a task' }), el('p', { text: 'Its errors, progress history and — for a reflow — the month before and after appear here.' })),
+    el(
+      'div',
+      { class: 'placeholder' },
+      el('h2', { text: 'Pick a task' }),
+      el('p', { text: 'Its errors, progress history and — for a reflow — the month before and after appear here.' }),
+    ),
   );
 }
 
 export function renderDetail(container, detail, month, actions) {
   const { task } = detail;
-  const key = [task.taskId, task.status, task.lastUpdatedAt, detail.events.length, view.mode, view.confirmFor, Boolean(month)].join('|');
+  const key = [
+    task.taskId,
+    task.status,
+    task.lastUpdatedAt,
+    detail.events.length,
+    view.mode,
+    view.confirmFor,
+    Boolean(month),
+  ].join('|');
   if (container.dataset.key === key) return; // nothing changed: keep scroll and focus
   container.dataset.key = key;
   const rerender = () => {
@@ -22,7 +35,13 @@ export function renderDetail(container, detail, month, actions) {
   };
   const sections = [
     header(task, actions, rerender),
-    detail.error && el('div', { class: 'error-box', role: 'alert' }, el('strong', { text: `Error ${detail.error.code}` }), el('p', { text: detail.error.message })),
+    detail.error &&
+      el(
+        'div',
+        { class: 'error-box', role: 'alert' },
+        el('strong', { text: `Error ${detail.error.code}` }),
+        el('p', { text: detail.error.message }),
+      ),
     el('p', { class: 'status-message', text: task.statusMessage ?? '' }),
     task.status === 'working' && progressBar(detail.events),
     history(detail.events),
@@ -38,20 +57,44 @@ function header(task, actions, rerender) {
   return el(
     'div',
     { class: 'detail-head' },
-    el('div', {}, el('h2', { text: task.kind === 'reflow_month' ? 'Reflow a month' : task.kind }), el('code', { class: 'task-id', text: task.taskId })),
+    el(
+      'div',
+      {},
+      el('h2', { text: task.kind === 'reflow_month' ? 'Reflow a month' : task.kind }),
+      el('code', { class: 'task-id', text: task.taskId }),
+    ),
     el(
       'div',
       { class: 'head-actions' },
       statusBadge(task.status),
-      working && !confirm && el('button', { type: 'button', class: 'danger', 'data-action': 'cancel-detail', text: 'Cancel task', onclick: () => ((view.confirmFor = task.taskId), rerender()) }),
+      working &&
+        !confirm &&
+        el('button', {
+          type: 'button',
+          class: 'danger',
+          'data-action': 'cancel-detail',
+          text: 'Cancel task',
+          onclick: () => ((view.confirmFor = task.taskId), rerender()),
+        }),
       working &&
         confirm &&
         el(
           'span',
           { class: 'confirm' },
           'Discard its work?',
-          el('button', { type: 'button', class: 'danger', 'data-action': 'confirm-cancel', text: 'Yes, cancel', onclick: () => ((view.confirmFor = null), actions.onCancel(task.taskId)) }),
-          el('button', { type: 'button', class: 'ghost', text: 'Keep running', onclick: () => ((view.confirmFor = null), rerender()) }),
+          el('button', {
+            type: 'button',
+            class: 'danger',
+            'data-action': 'confirm-cancel',
+            text: 'Yes, cancel',
+            onclick: () => ((view.confirmFor = null), actions.onCancel(task.taskId)),
+          }),
+          el('button', {
+            type: 'button',
+            class: 'ghost',
+            text: 'Keep running',
+            onclick: () => ((view.confirmFor = null), rerender()),
+          }),
         ),
     ),
   );
@@ -62,7 +105,12 @@ function progressBar(events) {
   const last = [...events].reverse().find((e) => e.kind === 'progress' && e.data && e.data.componentsTotal > 0);
   if (!last) return null;
   const { componentsDone, componentsTotal } = last.data;
-  return el('progress', { class: 'solve-progress', max: String(componentsTotal), value: String(componentsDone), 'aria-label': `${componentsDone} of ${componentsTotal} groups solved` });
+  return el('progress', {
+    class: 'solve-progress',
+    max: String(componentsTotal),
+    value: String(componentsDone),
+    'aria-label': `${componentsDone} of ${componentsTotal} groups solved`,
+  });
 }
 
 function history(events) {
@@ -74,16 +122,18 @@ function history(events) {
     el(
       'ol',
       { class: 'events' },
-      [...events].reverse().map((e) =>
-        el(
-          'li',
-          { class: `ev ev-${e.kind}` },
-          el('span', { class: 'ev-time', title: e.at, text: `${clock(e.at)} · +${duration(Date.parse(e.at) - t0)}` }),
-          el('span', { class: 'ev-kind', text: e.kind }),
-          el('span', { class: 'ev-msg', text: e.message }),
-          e.attempt > 0 && el('span', { class: 'ev-attempt', text: `attempt ${e.attempt}` }),
+      [...events]
+        .reverse()
+        .map((e) =>
+          el(
+            'li',
+            { class: `ev ev-${e.kind}` },
+            el('span', { class: 'ev-time', title: e.at, text: `${clock(e.at)} · +${duration(Date.parse(e.at) - t0)}` }),
+            el('span', { class: 'ev-kind', text: e.kind }),
+            el('span', { class: 'ev-msg', text: e.message }),
+            e.attempt > 0 && el('span', { class: 'ev-attempt', text: `attempt ${e.attempt}` }),
+          ),
         ),
-      ),
     ),
   );
 }

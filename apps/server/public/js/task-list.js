@@ -8,7 +8,12 @@ export function renderCounts(container, counts, selected, onSelect) {
   const chip = (status, label, n) =>
     el(
       'button',
-      { type: 'button', class: `chip${selected === status ? ' active' : ''}${status ? ` s-${status}` : ''}`, 'data-count': status || 'all', onclick: () => onSelect(status) },
+      {
+        type: 'button',
+        class: `chip${selected === status ? ' active' : ''}${status ? ` s-${status}` : ''}`,
+        'data-count': status || 'all',
+        onclick: () => onSelect(status),
+      },
       el('span', { class: 'chip-label', text: label }),
       el('span', { class: 'chip-n', text: String(n) }),
     );
@@ -27,18 +32,31 @@ export function renderRows(tbody, tasks, { selectedId, onOpen, onCancel }) {
   const now = Date.now();
   tbody.replaceChildren(
     ...tasks.map((task) => {
-      const took = task.finishedAt ? Date.parse(task.finishedAt) - Date.parse(task.createdAt) : task.status === 'working' ? now - Date.parse(task.createdAt) : null;
+      const took = task.finishedAt
+        ? Date.parse(task.finishedAt) - Date.parse(task.createdAt)
+        : task.status === 'working'
+          ? now - Date.parse(task.createdAt)
+          : null;
       const canCancel = task.status === 'working' || task.status === 'input_required';
       return el(
         'tr',
-        { 'data-task-id': task.taskId, class: task.taskId === selectedId ? 'selected' : undefined, tabindex: '0', onclick: () => onOpen(task.taskId), onkeydown: (e) => e.key === 'Enter' && onOpen(task.taskId) },
+        {
+          'data-task-id': task.taskId,
+          class: task.taskId === selectedId ? 'selected' : undefined,
+          tabindex: '0',
+          onclick: () => onOpen(task.taskId),
+          onkeydown: (e) => e.key === 'Enter' && onOpen(task.taskId),
+        },
         el('td', {}, statusBadge(task.status)),
         el(
           'td',
           { class: 'what' },
           el('div', { class: 'title', text: describe(task) }),
           el('div', { class: 'message', text: task.statusMessage ?? '' }),
-          el('div', { class: 'meta', text: `${shortId(task.taskId)} · ${task.owner}${task.attempt > 1 ? ` · attempt ${task.attempt}/${task.maxAttempts}` : ''}` }),
+          el('div', {
+            class: 'meta',
+            text: `${shortId(task.taskId)} · ${task.owner}${task.attempt > 1 ? ` · attempt ${task.attempt}/${task.maxAttempts}` : ''}`,
+          }),
         ),
         el('td', { class: 'when', title: task.createdAt, text: ago(task.createdAt, now) }),
         el('td', { class: 'took', text: took === null ? '—' : duration(took) }),

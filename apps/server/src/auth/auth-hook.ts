@@ -38,7 +38,12 @@ export function authHook(tokens: TokenTable) {
         return reply
           .code(401)
           .header('www-authenticate', `${CHALLENGE}, error="${problem}"`)
-          .send({ error: match ? 'The bearer token is not valid' : 'A bearer token is required (Authorization: Bearer <token>)', code: 'RFL_UNAUTHENTICATED' });
+          .send({
+            error: match
+              ? 'The bearer token is not valid'
+              : 'A bearer token is required (Authorization: Bearer <token>)',
+            code: 'RFL_UNAUTHENTICATED',
+          });
       }
     }
     if ((OPERATOR_ONLY.test(path) || OPERATOR_ONLY.test(rawPath)) && principal.role !== 'operator') {
@@ -46,7 +51,10 @@ export function authHook(tokens: TokenTable) {
       return reply
         .code(403)
         .header('www-authenticate', `${CHALLENGE}, error="insufficient_scope", scope="operator"`)
-        .send({ error: `Principal ${principal.id} is a ${principal.role}; this route needs an operator`, code: 'RFL_FORBIDDEN' });
+        .send({
+          error: `Principal ${principal.id} is a ${principal.role}; this route needs an operator`,
+          code: 'RFL_FORBIDDEN',
+        });
     }
     request.principal = principal;
   };

@@ -13,11 +13,19 @@ export interface SecurityOptions {
 }
 
 /** Paths pino must never print: a bearer token in a logged request or header object. */
-export const REDACT_PATHS = ['req.headers.authorization', 'headers.authorization', 'request.headers.authorization', '*.headers.authorization'];
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'headers.authorization',
+  'request.headers.authorization',
+  '*.headers.authorization',
+];
 
 /** Splits a comma-separated setting into trimmed, non-empty items. */
 export const listSetting = (value: string | undefined): string[] =>
-  (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
  * The security hooks, on the root instance so every route (including ones registered later, like
@@ -30,7 +38,16 @@ export async function registerSecurity(app: FastifyInstance, options: SecurityOp
     await app.register(cors, {
       origin: options.corsOrigins,
       methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['authorization', 'content-type', 'accept', 'mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-session-id', 'last-event-id'],
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'accept',
+        'mcp-protocol-version',
+        'mcp-method',
+        'mcp-name',
+        'mcp-session-id',
+        'last-event-id',
+      ],
       exposedHeaders: ['mcp-session-id', 'www-authenticate'],
       maxAge: 600,
     });

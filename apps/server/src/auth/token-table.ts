@@ -25,7 +25,13 @@ interface TokenEntry extends Principal {
 
 const principalId = z.string().regex(/^[A-Za-z0-9._@-]{1,100}$/, 'a principal is 1–100 letters, digits or . _ @ -');
 const fileSchema = z.array(
-  z.object({ principal: principalId, role: z.enum(ROLES), sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits') }).strict(),
+  z
+    .object({
+      principal: principalId,
+      role: z.enum(ROLES),
+      sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits'),
+    })
+    .strict(),
 );
 
 export const sha256 = (token: string): Buffer => createHash('sha256').update(token, 'utf8').digest();
@@ -41,8 +47,10 @@ export class TokenTable {
     const roles = new Map<string, Role>();
     const hashes = new Set<string>();
     for (const e of entries) {
-      if (roles.has(e.id) && roles.get(e.id) !== e.role) throw new Error(`Invalid configuration: principal ${e.id} is given two roles`);
-      if (hashes.has(e.hash.toString('hex'))) throw new Error(`Invalid configuration: two principals share one token (${e.id})`);
+      if (roles.has(e.id) && roles.get(e.id) !== e.role)
+        throw new Error(`Invalid configuration: principal ${e.id} is given two roles`);
+      if (hashes.has(e.hash.toString('hex')))
+        throw new Error(`Invalid configuration: two principals share one token (${e.id})`);
       roles.set(e.id, e.role);
       hashes.add(e.hash.toString('hex'));
     }
@@ -78,9 +86,14 @@ export function parseTokenList(list: string): TokenEntry[] {
       const [id, role, ...rest] = item.split(':');
       const token = rest.join(':');
       const where = `AUTH_TOKENS entry ${i + 1}`;
-      if (!principalId.safeParse(id).success) throw new Error(`Invalid configuration: ${where}: principal must be 1–100 letters, digits or . _ @ -`);
-      if (!ROLES.includes(role as Role)) throw new Error(`Invalid configuration: ${where} (${id}): role must be client or operator, not "${role ?? ''}"`);
-      if (token.length < 16) throw new Error(`Invalid configuration: ${where} (${id}): the token must be at least 16 characters`);
+      if (!principalId.safeParse(id).success)
+        throw new Error(`Invalid configuration: ${where}: principal must be 1–100 letters, digits or . _ @ -`);
+      if (!ROLES.includes(role as Role))
+        throw new Error(
+          `Invalid configuration: ${where} (${id}): role must be client or operator, not "${role ?? ''}"`,
+        );
+      if (token.length < 16)
+        throw new Error(`Invalid configuration: ${where} (${id}): the token must be at least 16 characters`);
       return { id, role: role as Role, hash: sha256(token) };
     });
 }
@@ -95,7 +108,10 @@ export function readTokenFile(path: string): TokenEntry[] {
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 3).map((i) => `[${i.path.join('.')}] ${i.message}`).join('; ');
+    const problems = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `[${i.path.join('.')}] ${i.message}`)
+      .join('; ');
     throw new Error(`Invalid configuration: AUTH_TOKENS_FILE ${path}: ${problems}`);
   }
   return parsed.data.map((e) => ({ id: e.principal, role: e.role, hash: Buffer.from(e.sha256, 'hex') }));

@@ -23,15 +23,29 @@ const UNGUARDED = /^\/(healthz|readyz|metrics)(\?|$)/;
  */
 export function transportGuard(options: TransportGuardOptions) {
   const localOnly = isLoopback(options.host) || !options.tokensConfigured;
-  const hosts = options.allowedHosts?.length ? options.allowedHosts : localOnly ? localhostAllowedHostnames() : undefined;
+  const hosts = options.allowedHosts?.length
+    ? options.allowedHosts
+    : localOnly
+      ? localhostAllowedHostnames()
+      : undefined;
   const fallbackOrigins = [...(hosts ?? []), ...(options.corsOrigins ?? []).map((o) => new URL(o).hostname)];
-  const origins = options.allowedOrigins?.length ? options.allowedOrigins : fallbackOrigins.length ? fallbackOrigins : undefined;
+  const origins = options.allowedOrigins?.length
+    ? options.allowedOrigins
+    : fallbackOrigins.length
+      ? fallbackOrigins
+      : undefined;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     if (UNGUARDED.test(request.url)) return;
-    const checks = [hosts && validateHostHeader(request.headers.host, hosts), origins && validateOriginHeader(request.headers.origin, origins)];
+    const checks = [
+      hosts && validateHostHeader(request.headers.host, hosts),
+      origins && validateOriginHeader(request.headers.origin, origins),
+    ];
     for (const check of checks) {
       if (check && !check.ok) {
-        request.log.warn({ host: request.headers.host, origin: request.headers.origin }, 'request refused: host or origin not allowed');
+        request.log.warn(
+          { host: request.headers.host, origin: request.headers.origin },
+          'request refused: host or origin not allowed',
+        );
         return reply.code(403).send({ jsonrpc: '2.0', error: { code: -32000, message: check.message }, id: null });
       }
     }

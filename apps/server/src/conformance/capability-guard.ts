@@ -11,7 +11,9 @@ type Handler = (request: any, ctx: ServerContext) => Promise<any>;
  */
 export function requireDeclaredCapabilities(mcp: McpServer, needs: Record<string, string>): void {
   const server = mcp.server;
-  const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler('tools/call');
+  const inner = (server as unknown as { _getRequestHandler(m: string): Handler | undefined })._getRequestHandler(
+    'tools/call',
+  );
   if (!inner) throw new Error('no tools/call handler to guard');
   server.removeRequestHandler('tools/call');
   server.setRequestHandler('tools/call', async (request, ctx) => {

@@ -13,30 +13,46 @@ export const FIXTURE_KINDS = {
   greetLater: 'conformance.greet_later',
 } as const;
 
-const text = (message: string, extra: Record<string, unknown> = {}) => ({ content: [{ type: 'text', text: message }], ...extra });
-const done = (result: Record<string, unknown>, message: string): TaskOutcome => ({ status: 'completed', result, message });
+const text = (message: string, extra: Record<string, unknown> = {}) => ({
+  content: [{ type: 'text', text: message }],
+  ...extra,
+});
+const done = (result: Record<string, unknown>, message: string): TaskOutcome => ({
+  status: 'completed',
+  result,
+  message,
+});
 
 /** A form-mode elicitation as an embedded input request (SEP-2322 / SEP-2663 `inputRequests` entry). */
 export function elicitation(message: string, properties: Record<string, unknown>, required: string[]) {
-  return { method: 'elicitation/create', params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required } } };
+  return {
+    method: 'elicitation/create',
+    params: { mode: 'form', message, requestedSchema: { type: 'object', properties, required } },
+  };
 }
 
 /** The accepted form content of an elicitation answer, or undefined for decline, cancel or a malformed answer. */
 export function accepted(answer: unknown): Record<string, unknown> | undefined {
   const a = answer as { action?: unknown; content?: unknown } | undefined;
-  return a?.action === 'accept' && a.content !== null && typeof a.content === 'object' ? (a.content as Record<string, unknown>) : undefined;
+  return a?.action === 'accept' && a.content !== null && typeof a.content === 'object'
+    ? (a.content as Record<string, unknown>)
+    : undefined;
 }
 
 export function fixtureTaskHandlers(): TaskHandler<any>[] {
   return [
     {
       kind: FIXTURE_KINDS.slowCompute,
-      describe: (input: { seconds: number; label?: string }) => `Computing ${input.label ?? 'slow_compute'} for ${input.seconds}s`,
+      describe: (input: { seconds: number; label?: string }) =>
+        `Computing ${input.label ?? 'slow_compute'} for ${input.seconds}s`,
       async run(input: { seconds: number; label?: string }, ctx) {
         // Cancellation aborts the sleep; the engine has already turned the row `cancelled`.
         await sleep(input.seconds * 1000, undefined, { signal: ctx.signal });
         const label = input.label ?? 'slow_compute';
-        return done(text(`Computed ${label} in ${input.seconds}s`, { structuredContent: { label, seconds: input.seconds } }), `Computed ${label}`);
+        return done(
+          text(`Computed ${label} in ${input.seconds}s`, { structuredContent: { label, seconds: input.seconds } }),
+          `Computed ${label}`,
+        );
       },
     },
     {
@@ -59,7 +75,11 @@ export function fixtureTaskHandlers(): TaskHandler<any>[] {
         if (!ctx.resumed)
           return {
             status: 'input_required',
-            requests: { confirm: elicitation(`Delete ${input.filename}?`, { confirm: { type: 'boolean', title: 'Delete it' } }, ['confirm']) },
+            requests: {
+              confirm: elicitation(`Delete ${input.filename}?`, { confirm: { type: 'boolean', title: 'Delete it' } }, [
+                'confirm',
+              ]),
+            },
             message: `Waiting for confirmation to delete ${input.filename}`,
           };
         const yes = accepted(ctx.resumed.responses.confirm)?.confirm === true;
@@ -81,7 +101,10 @@ export function fixtureTaskHandlers(): TaskHandler<any>[] {
           };
         const name = String(accepted(ctx.resumed.responses.name)?.name ?? '');
         const confirm = accepted(ctx.resumed.responses.confirm)?.confirm === true;
-        return done(text(`Got ${name || 'no name'}, confirm=${confirm}`, { structuredContent: { name, confirm } }), 'Both answers received');
+        return done(
+          text(`Got ${name || 'no name'}, confirm=${confirm}`, { structuredContent: { name, confirm } }),
+          'Both answers received',
+        );
       },
     },
     {

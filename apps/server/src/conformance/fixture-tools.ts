@@ -28,16 +28,24 @@ interface TaskTools {
 }
 
 export function registerConformanceFixtures(mcp: McpServer, tasks: TaskTools, engine: TaskEngine): void {
-  const start = (kind: string, input: unknown, call: ToolCall) => toTaskView(engine.create({ owner: call.principal, kind, input }).task);
+  const start = (kind: string, input: unknown, call: ToolCall) =>
+    toTaskView(engine.create({ owner: call.principal, kind, input }).task);
   const wait = (kind: string, input: unknown, call: ToolCall) => waitForResult(engine, kind, input, call);
   const needs = (call: ToolCall, capability: string) => {
     if (!call.clientCapabilities[capability])
-      throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { [capability]: {} } } as never, `This tool asks for input through ${capability}, which the request did not declare`);
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { [capability]: {} } } as never,
+        `This tool asks for input through ${capability}, which the request did not declare`,
+      );
   };
 
-  mcp.registerTool('greet', { description: 'Says hello (synchronous)', inputSchema: z.object({ name: z.string() }) }, async ({ name }) => ({
-    content: [{ type: 'text', text: `Hello, ${name}!` }],
-  }));
+  mcp.registerTool(
+    'greet',
+    { description: 'Says hello (synchronous)', inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => ({
+      content: [{ type: 'text', text: `Hello, ${name}!` }],
+    }),
+  );
 
   const slowArgs = z.object({ seconds: z.number().min(0).max(600), label: z.string().max(200).optional() });
   tasks.tool('slow_compute', {
@@ -51,7 +59,13 @@ export function registerConformanceFixtures(mcp: McpServer, tasks: TaskTools, en
     ['failing_job', FIXTURE_KINDS.failingJob, 'A task whose tool reports an execution error after about a second'],
     ['protocol_error_job', FIXTURE_KINDS.protocolErrorJob, 'A task that fails with a protocol-level error'],
   ] as const) {
-    tasks.tool(name, { description, inputSchema: none, taskSupport: 'required', start: (_a, call) => start(kind, {}, call), run: unreachable });
+    tasks.tool(name, {
+      description,
+      inputSchema: none,
+      taskSupport: 'required',
+      start: (_a, call) => start(kind, {}, call),
+      run: unreachable,
+    });
   }
   tasks.tool('confirm_delete', {
     description: 'Asks (input_required, elicitation) before "deleting" a file',
@@ -76,40 +90,82 @@ export function registerConformanceFixtures(mcp: McpServer, tasks: TaskTools, en
       needs(call, 'elicitation');
       const name = accepted(call.inputResponses?.user_name)?.name;
       if (typeof name === 'string' && name) return start(FIXTURE_KINDS.greetLater, { name }, call);
-      return { resultType: 'input_required', inputRequests: { user_name: elicitation('What is your name?', { name: { type: 'string' } }, ['name']) as never } };
+      return {
+        resultType: 'input_required',
+        inputRequests: {
+          user_name: elicitation('What is your name?', { name: { type: 'string' } }, ['name']) as never,
+        },
+      };
     },
     run: unreachable,
   });
 
-  mcp.registerTool('test_tool_with_progress', { description: 'Reports progress 0, 50, 100 of 100' }, async (ctx: ServerContext) => {
-    const token = ctx.mcpReq._meta?.progressToken;
-    for (const progress of [0, 50, 100]) {
-      if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress, total: 100 } });
-      if (progress < 100) await sleep(50);
-    }
-    return { content: [{ type: 'text', text: 'Progress reported' }] };
-  });
-  mcp.registerTool('json_schema_2020_12_tool', { description: 'Tool with JSON Schema 2020-12 features', inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12 as never) }, async () => ({
-    content: [{ type: 'text', text: 'Schema accepted' }],
-  }));
+  mcp.registerTool(
+    'test_tool_with_progress',
+    { description: 'Reports progress 0, 50, 100 of 100' },
+    async (ctx: ServerContext) => {
+      const token = ctx.mcpReq._meta?.progressToken;
+      for (const progress of [0, 50, 100]) {
+        if (token !== undefined)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, total: 100 },
+          });
+        if (progress < 100) await sleep(50);
+      }
+      return { content: [{ type: 'text', text: 'Progress reported' }] };
+    },
+  );
+  mcp.registerTool(
+    'json_schema_2020_12_tool',
+    {
+      description: 'Tool with JSON Schema 2020-12 features',
+      inputSchema: fromJsonSchema(JSON_SCHEMA_2020_12 as never),
+    },
+    async () => ({
+      content: [{ type: 'text', text: 'Schema accepted' }],
+    }),
+  );
   // Guarded in front of McpServer (see FIXTURE_CAPABILITY_NEEDS): it runs only when sampling is declared.
   // SEP-2243: `region` is mirrored into the Mcp-Param-Region header, which must match the body.
-  const regionSchema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] };
-  mcp.registerTool('test_header_param', { description: 'Echoes a region carried in both the body and the Mcp-Param-Region header', inputSchema: fromJsonSchema<{ region: string }>(regionSchema as never) }, async (args) => ({
-    content: [{ type: 'text', text: `Region ${args.region}` }],
-  }));
+  const regionSchema = {
+    type: 'object',
+    properties: { region: { type: 'string', 'x-mcp-header': 'Region' } },
+    required: ['region'],
+  };
+  mcp.registerTool(
+    'test_header_param',
+    {
+      description: 'Echoes a region carried in both the body and the Mcp-Param-Region header',
+      inputSchema: fromJsonSchema<{ region: string }>(regionSchema as never),
+    },
+    async (args) => ({
+      content: [{ type: 'text', text: `Region ${args.region}` }],
+    }),
+  );
   mcp.registerTool('test_missing_capability', { description: 'Needs the sampling capability declared' }, async () => ({
     content: [{ type: 'text', text: 'Sampling is declared' }],
   }));
-  mcp.registerTool('test_streaming_elicitation', { description: 'Asks for input in-band (input_required), never as a separate request' }, async (ctx: ServerContext) => {
-    const answer = accepted(ctx.mcpReq.inputResponses?.answer);
-    if (answer) return { content: [{ type: 'text', text: `Answered: ${JSON.stringify(answer)}` }] };
-    return { resultType: 'input_required', inputRequests: { answer: elicitation('Anything to add?', { note: { type: 'string' } }, []) } } as never;
-  });
-  mcp.registerTool('test_logging_tool', { description: 'Logs only at the level the request asked for' }, async (ctx: ServerContext) => {
-    await ctx.mcpReq.log('info', 'test_logging_tool ran');
-    return { content: [{ type: 'text', text: 'Logged' }] };
-  });
+  mcp.registerTool(
+    'test_streaming_elicitation',
+    { description: 'Asks for input in-band (input_required), never as a separate request' },
+    async (ctx: ServerContext) => {
+      const answer = accepted(ctx.mcpReq.inputResponses?.answer);
+      if (answer) return { content: [{ type: 'text', text: `Answered: ${JSON.stringify(answer)}` }] };
+      return {
+        resultType: 'input_required',
+        inputRequests: { answer: elicitation('Anything to add?', { note: { type: 'string' } }, []) },
+      } as never;
+    },
+  );
+  mcp.registerTool(
+    'test_logging_tool',
+    { description: 'Logs only at the level the request asked for' },
+    async (ctx: ServerContext) => {
+      await ctx.mcpReq.log('info', 'test_logging_tool ran');
+      return { content: [{ type: 'text', text: 'Logged' }] };
+    },
+  );
 }
 
 function unreachable(): Promise<CallToolResult> {
@@ -117,7 +173,12 @@ function unreachable(): Promise<CallToolResult> {
 }
 
 /** The synchronous answer of a task tool: the same durable task, waited for in this request. */
-async function waitForResult(engine: TaskEngine, kind: string, input: unknown, call: ToolCall): Promise<CallToolResult> {
+async function waitForResult(
+  engine: TaskEngine,
+  kind: string,
+  input: unknown,
+  call: ToolCall,
+): Promise<CallToolResult> {
   const { task } = engine.create({ owner: call.principal, kind, input });
   const row = await engine.waitFor(task.id, undefined, call.signal);
   if (!row) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);

@@ -3,7 +3,13 @@
 export const JSON_SCHEMA_2020_12 = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   type: 'object',
-  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } },
+    },
+  },
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },

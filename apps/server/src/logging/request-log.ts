@@ -17,12 +17,17 @@ export class RequestLogController extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const status = reply.statusCode;
     const mcpMethod = header(request, 'mcp-method');
-    const routine = PROBE_ROUTES.has(request.routeOptions.url ?? '') || (mcpMethod !== undefined && ROUTINE_MCP_METHODS.has(mcpMethod));
+    const routine =
+      PROBE_ROUTES.has(request.routeOptions.url ?? '') ||
+      (mcpMethod !== undefined && ROUTINE_MCP_METHODS.has(mcpMethod));
     const level = error || status >= 500 ? 'error' : status >= 400 || !routine ? 'info' : 'debug';
     if (!(reply.log as Logger).isLevelEnabled(level)) return;
     // Fastify's own fields (req, res, responseTime), so its log tooling reads these lines.
     const mcp = mcpMethod ? { method: mcpMethod, name: header(request, 'mcp-name') } : undefined;
-    reply.log[level]({ req: request, res: reply, responseTime: reply.elapsedTime, mcp, err: error ?? undefined }, error ? 'request errored' : 'request completed');
+    reply.log[level](
+      { req: request, res: reply, responseTime: reply.elapsedTime, mcp, err: error ?? undefined },
+      error ? 'request errored' : 'request completed',
+    );
   }
 }
 

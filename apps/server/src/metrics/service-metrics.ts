@@ -44,7 +44,10 @@ export function createMetrics() {
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /** Gauges read from the database and the pool when Prometheus scrapes. */
-export function watchServices(metrics: Metrics, services: { connection: Connection; queries: Queries; pool: WorkerPool; engine: TaskEngine }): void {
+export function watchServices(
+  metrics: Metrics,
+  services: { connection: Connection; queries: Queries; pool: WorkerPool; engine: TaskEngine },
+): void {
   const registers = [metrics.registry];
   const list = taskListQueries(services.connection.db);
   new Gauge({

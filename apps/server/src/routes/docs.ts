@@ -8,7 +8,8 @@ export async function addDocsRoutes(app: FastifyInstance, options: { version: st
     openapi: {
       info: {
         title: 'Studio reflow operator API',
-        description: 'Tasks (list, detail with progress history, moves and unresolved bookings; cancel), rooms and bookings. MCP clients use POST /mcp instead.',
+        description:
+          'Tasks (list, detail with progress history, moves and unresolved bookings; cancel), rooms and bookings. MCP clients use POST /mcp instead.',
         version: options.version,
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },

@@ -32,7 +32,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   });
   app.addHook('onClose', async () => handler.close());
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_req, body, done) =>
+    done(null, body),
+  );
 
   app.route({
     method: ['POST', 'GET', 'DELETE'],
@@ -46,7 +48,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
       if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
         const { caller, store } = callerTasks(services, authInfo);
-        const answer = answerTasksGet({ body: parsedBody, headers: mcpHeaders(request) }, (taskId) => store.get(taskId, caller.id), serverInfo);
+        const answer = answerTasksGet(
+          { body: parsedBody, headers: mcpHeaders(request) },
+          (taskId) => store.get(taskId, caller.id),
+          serverInfo,
+        );
         if (answer) {
           services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
           return reply.type('application/json').send(answer);
@@ -59,8 +65,15 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
-      const webRequest = new Request(url, { method: request.method, headers, body: body && body.length ? body : undefined });
-      const response = await handler.fetch(webRequest, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
+      const webRequest = new Request(url, {
+        method: request.method,
+        headers,
+        body: body && body.length ? body : undefined,
+      });
+      const response = await handler.fetch(webRequest, {
+        authInfo,
+        ...(parsedBody !== undefined ? { parsedBody } : {}),
+      });
       reply.code(response.status);
       response.headers.forEach((value, name) => reply.header(name, value));
       return response.body ? reply.send(Readable.fromWeb(response.body as never)) : reply.send();
@@ -76,7 +89,18 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-const LABELLED_METHODS = new Set(['server/discover', 'initialize', 'ping', 'tools/list', 'tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel', 'tasks/list', 'tasks/result']);
+const LABELLED_METHODS = new Set([
+  'server/discover',
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'tasks/get',
+  'tasks/update',
+  'tasks/cancel',
+  'tasks/list',
+  'tasks/result',
+]);
 
 /** The Mcp-Method header when it names a method we label; anything else is "other", never a label per value a client sends. */
 function mcpMethodLabel(request: FastifyRequest): string {
@@ -89,5 +113,11 @@ function mcpHeaders(request: FastifyRequest) {
     const value = request.headers[name];
     return typeof value === 'string' ? value : undefined;
   };
-  return { contentType: one('content-type'), accept: one('accept'), protocolVersion: one('mcp-protocol-version'), method: one('mcp-method'), name: one('mcp-name') };
+  return {
+    contentType: one('content-type'),
+    accept: one('accept'),
+    protocolVersion: one('mcp-protocol-version'),
+    method: one('mcp-method'),
+    name: one('mcp-name'),
+  };
 }

@@ -21,12 +21,15 @@ export class ListedTaskStore extends OwnedTaskStore implements LegacyTaskStore {
     const last = shown.at(-1);
     return {
       tasks: shown.map(toTaskView),
-      ...(rows.length > page.limit && last ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) } : {}),
+      ...(rows.length > page.limit && last
+        ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) }
+        : {}),
     };
   }
 }
 
-const encodeCursor = (at: { createdAt: number; id: string }) => Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
+const encodeCursor = (at: { createdAt: number; id: string }) =>
+  Buffer.from(JSON.stringify([at.createdAt, at.id])).toString('base64url');
 
 function decodeCursor(cursor: string): { createdAt: number; id: string } | undefined {
   try {

@@ -6,7 +6,9 @@ import type { TaskStore, TaskView } from '@reflow/mcp-tasks';
 import { z } from 'zod';
 import { taskStatusSchema } from './reflow-schemas.ts';
 
-const taskIdArgs = z.object({ taskId: z.string().min(1).max(200).describe('The task id reflow_month answered with (tsk_…)') }).strict();
+const taskIdArgs = z
+  .object({ taskId: z.string().min(1).max(200).describe('The task id reflow_month answered with (tsk_…)') })
+  .strict();
 
 const STATUS_DESCRIPTION =
   'Check on a reflow started with reflow_month {background:true}. While status is "working", wait about ' +
@@ -16,10 +18,20 @@ const CANCEL_DESCRIPTION =
   'Cancel a reflow started with reflow_month {background:true}. A cancelled reflow moves nothing. A task that ' +
   'already finished keeps its outcome.';
 
-export function registerTaskStatusTools(mcp: McpServer, store: TaskStore, principalOf: (ctx: ServerContext) => string): void {
+export function registerTaskStatusTools(
+  mcp: McpServer,
+  store: TaskStore,
+  principalOf: (ctx: ServerContext) => string,
+): void {
   mcp.registerTool(
     'reflow_status',
-    { title: 'Reflow task status', description: STATUS_DESCRIPTION, inputSchema: taskIdArgs, outputSchema: taskStatusSchema, annotations: { readOnlyHint: true } },
+    {
+      title: 'Reflow task status',
+      description: STATUS_DESCRIPTION,
+      inputSchema: taskIdArgs,
+      outputSchema: taskStatusSchema,
+      annotations: { readOnlyHint: true },
+    },
     async ({ taskId }, ctx) => {
       const task = await store.get(taskId, principalOf(ctx));
       if (!task) return notFound(taskId);
@@ -28,7 +40,13 @@ export function registerTaskStatusTools(mcp: McpServer, store: TaskStore, princi
   );
   mcp.registerTool(
     'reflow_cancel',
-    { title: 'Cancel a reflow task', description: CANCEL_DESCRIPTION, inputSchema: taskIdArgs, outputSchema: taskStatusSchema, annotations: { destructiveHint: false, idempotentHint: true } },
+    {
+      title: 'Cancel a reflow task',
+      description: CANCEL_DESCRIPTION,
+      inputSchema: taskIdArgs,
+      outputSchema: taskStatusSchema,
+      annotations: { destructiveHint: false, idempotentHint: true },
+    },
     async ({ taskId }, ctx) => {
       const principal = principalOf(ctx);
       const before = await store.get(taskId, principal);
@@ -52,14 +70,18 @@ function statusOf(task: TaskView): z.infer<typeof taskStatusSchema> {
     lastUpdatedAt: task.lastUpdatedAt,
     ...(task.pollIntervalMs !== undefined ? { pollIntervalMs: task.pollIntervalMs } : {}),
     ...(task.status === 'completed' && task.result ? { result: task.result.structuredContent as never } : {}),
-    ...(task.status === 'failed' && task.error ? { error: { code: task.error.code, message: task.error.message } } : {}),
+    ...(task.status === 'failed' && task.error
+      ? { error: { code: task.error.code, message: task.error.message } }
+      : {}),
   };
 }
 
 function describe(task: TaskView): string {
   switch (task.status) {
     case 'completed': {
-      const text = (task.result?.content as { type: string; text?: string }[] | undefined)?.find((c) => c.type === 'text')?.text;
+      const text = (task.result?.content as { type: string; text?: string }[] | undefined)?.find(
+        (c) => c.type === 'text',
+      )?.text;
       return `Reflow task ${task.taskId} completed.\n${text ?? ''}`.trim();
     }
     case 'failed':

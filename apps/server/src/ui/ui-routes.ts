@@ -9,7 +9,10 @@ import type { FastifyInstance } from 'fastify';
  * running the bundle (the Docker image copies apps/server/public to /app/apps/server/public).
  */
 export function findPublicDir(): string {
-  const candidates = [fileURLToPath(new URL('../../public', import.meta.url)), resolve(process.cwd(), 'apps/server/public')];
+  const candidates = [
+    fileURLToPath(new URL('../../public', import.meta.url)),
+    resolve(process.cwd(), 'apps/server/public'),
+  ];
   const found = candidates.find((dir) => existsSync(resolve(dir, 'index.html')));
   if (!found) throw new Error(`The operator page's files are missing; looked in ${candidates.join(', ')}`);
   return found;

@@ -23,7 +23,13 @@ export function auditQueries(db: Db) {
     .prepare();
   const insertUnresolved = db
     .insert(reflowUnresolved)
-    .values({ taskId: p('taskId'), bookingId: p('bookingId'), code: p('code'), reason: p('reason'), recordedAt: p('recordedAt') })
+    .values({
+      taskId: p('taskId'),
+      bookingId: p('bookingId'),
+      code: p('code'),
+      reason: p('reason'),
+      recordedAt: p('recordedAt'),
+    })
     .prepare();
   return {
     recordMove(row: Omit<typeof reflowMoves.$inferInsert, 'id'>): void {
@@ -36,7 +42,12 @@ export function auditQueries(db: Db) {
       return db.select().from(reflowMoves).where(eq(reflowMoves.taskId, taskId)).orderBy(asc(reflowMoves.id)).all();
     },
     unresolvedOf(taskId: string): UnresolvedAuditRow[] {
-      return db.select().from(reflowUnresolved).where(eq(reflowUnresolved.taskId, taskId)).orderBy(asc(reflowUnresolved.id)).all();
+      return db
+        .select()
+        .from(reflowUnresolved)
+        .where(eq(reflowUnresolved.taskId, taskId))
+        .orderBy(asc(reflowUnresolved.id))
+        .all();
     },
   };
 }

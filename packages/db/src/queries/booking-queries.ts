@@ -7,7 +7,11 @@ export type BookingRow = typeof bookings.$inferSelect;
 export function bookingQueries(db: Db) {
   // The per-booking statements an apply runs hundreds of times in one transaction: built and
   // prepared once per connection, not on every call.
-  const getById = db.select().from(bookings).where(eq(bookings.id, sql.placeholder('id'))).prepare();
+  const getById = db
+    .select()
+    .from(bookings)
+    .where(eq(bookings.id, sql.placeholder('id')))
+    .prepare();
   const moveIfVersion = db
     .update(bookings)
     .set({
@@ -16,7 +20,13 @@ export function bookingQueries(db: Db) {
       endAt: sql`${sql.placeholder('endAt')}`,
       version: sql`${bookings.version} + 1`,
     })
-    .where(and(eq(bookings.id, sql.placeholder('id')), eq(bookings.version, sql.placeholder('expectedVersion')), eq(bookings.status, 'confirmed')))
+    .where(
+      and(
+        eq(bookings.id, sql.placeholder('id')),
+        eq(bookings.version, sql.placeholder('expectedVersion')),
+        eq(bookings.status, 'confirmed'),
+      ),
+    )
     .prepare();
   const setStatusIfVersion = db
     .update(bookings)

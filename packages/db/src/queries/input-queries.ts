@@ -23,34 +23,54 @@ export function inputQueries(db: Db) {
      * Parks a running attempt's task. Keys are `r<round>-<name>`, so a key is never reused over the
      * task's life. The parking attempt did its work, so it gives back the attempt it used.
      */
-    park(fence: AttemptFence, now: number, park: { requests: Record<string, unknown>; state: unknown; message: string }): Record<string, PendingInput> {
-      return db.transaction((tx) => {
-        const previous = tx.select({ round: taskInputs.round }).from(taskInputs).where(eq(taskInputs.taskId, fence.taskId)).get();
-        const round = (previous?.round ?? 0) + 1;
-        const pending = Object.fromEntries(Object.entries(park.requests).map(([name, request]) => [`r${round}-${name}`, { name, request }]));
-        const changes = tx
-          .update(tasks)
-          .set({
-            status: 'input_required',
-            statusMessage: park.message,
-            lastUpdatedAt: now,
-            claimedBy: null,
-            leaseExpiresAt: null,
-            maxAttempts: sql`${tasks.maxAttempts} + 1`,
-          })
-          .where(fenced(fence))
-          .run().changes;
-        if (changes !== 1) throw new StaleAttemptError(fence);
-        const row = { round, pending, responses: {}, state: park.state ?? null, parkedAt: now };
-        tx.insert(taskInputs)
-          .values({ taskId: fence.taskId, ...row })
-          .onConflictDoUpdate({ target: taskInputs.taskId, set: row })
-          .run();
-        tx.insert(taskEvents)
-          .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'input_required', message: park.message, data: { keys: Object.keys(pending) } })
-          .run();
-        return pending;
-      }, { behavior: 'immediate' });
+    park(
+      fence: AttemptFence,
+      now: number,
+      park: { requests: Record<string, unknown>; state: unknown; message: string },
+    ): Record<string, PendingInput> {
+      return db.transaction(
+        (tx) => {
+          const previous = tx
+            .select({ round: taskInputs.round })
+            .from(taskInputs)
+            .where(eq(taskInputs.taskId, fence.taskId))
+            .get();
+          const round = (previous?.round ?? 0) + 1;
+          const pending = Object.fromEntries(
+            Object.entries(park.requests).map(([name, request]) => [`r${round}-${name}`, { name, request }]),
+          );
+          const changes = tx
+            .update(tasks)
+            .set({
+              status: 'input_required',
+              statusMessage: park.message,
+              lastUpdatedAt: now,
+              claimedBy: null,
+              leaseExpiresAt: null,
+              maxAttempts: sql`${tasks.maxAttempts} + 1`,
+            })
+            .where(fenced(fence))
+            .run().changes;
+          if (changes !== 1) throw new StaleAttemptError(fence);
+          const row = { round, pending, responses: {}, state: park.state ?? null, parkedAt: now };
+          tx.insert(taskInputs)
+            .values({ taskId: fence.taskId, ...row })
+            .onConflictDoUpdate({ target: taskInputs.taskId, set: row })
+            .run();
+          tx.insert(taskEvents)
+            .values({
+              taskId: fence.taskId,
+              at: now,
+              attempt: fence.attempt,
+              kind: 'input_required',
+              message: park.message,
+              data: { keys: Object.keys(pending) },
+            })
+            .run();
+          return pending;
+        },
+        { behavior: 'immediate' },
+      );
     },
 
     get(taskId: string): TaskInputRow | undefined {
@@ -62,30 +82,48 @@ export function inputQueries(db: Db) {
      * keys are ignored. When nothing is left pending the task returns to the queue as `working`.
      */
     answer(taskId: string, now: number, answers: Record<string, unknown>, by: string): AnswerOutcome {
-      return db.transaction((tx) => {
-        const task = tx.select({ status: tasks.status, attempt: tasks.attempt }).from(tasks).where(eq(tasks.id, taskId)).get();
-        const inputs = tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)).get();
-        if (!task || task.status !== 'input_required' || !inputs) return { accepted: 0, resumed: false };
-        const pending = { ...inputs.pending };
-        const responses = { ...inputs.responses };
-        let accepted = 0;
-        for (const [key, answer] of Object.entries(answers)) {
-          if (!Object.hasOwn(pending, key)) continue;
-          responses[pending[key].name] = answer;
-          delete pending[key];
-          accepted++;
-        }
-        if (accepted === 0) return { accepted, resumed: false };
-        tx.update(taskInputs).set({ pending, responses }).where(eq(taskInputs.taskId, taskId)).run();
-        const resumed = Object.keys(pending).length === 0;
-        const message = resumed ? 'Answer received; resuming' : `Answer received; ${Object.keys(pending).length} more awaited`;
-        tx.update(tasks)
-          .set({ lastUpdatedAt: now, ...(resumed ? { status: 'working' as const, statusMessage: message } : {}) })
-          .where(and(eq(tasks.id, taskId), eq(tasks.status, 'input_required')))
-          .run();
-        tx.insert(taskEvents).values({ taskId, at: now, attempt: task.attempt, kind: 'input_received', message, data: { by, keys: accepted } }).run();
-        return { accepted, resumed };
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const task = tx
+            .select({ status: tasks.status, attempt: tasks.attempt })
+            .from(tasks)
+            .where(eq(tasks.id, taskId))
+            .get();
+          const inputs = tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)).get();
+          if (!task || task.status !== 'input_required' || !inputs) return { accepted: 0, resumed: false };
+          const pending = { ...inputs.pending };
+          const responses = { ...inputs.responses };
+          let accepted = 0;
+          for (const [key, answer] of Object.entries(answers)) {
+            if (!Object.hasOwn(pending, key)) continue;
+            responses[pending[key].name] = answer;
+            delete pending[key];
+            accepted++;
+          }
+          if (accepted === 0) return { accepted, resumed: false };
+          tx.update(taskInputs).set({ pending, responses }).where(eq(taskInputs.taskId, taskId)).run();
+          const resumed = Object.keys(pending).length === 0;
+          const message = resumed
+            ? 'Answer received; resuming'
+            : `Answer received; ${Object.keys(pending).length} more awaited`;
+          tx.update(tasks)
+            .set({ lastUpdatedAt: now, ...(resumed ? { status: 'working' as const, statusMessage: message } : {}) })
+            .where(and(eq(tasks.id, taskId), eq(tasks.status, 'input_required')))
+            .run();
+          tx.insert(taskEvents)
+            .values({
+              taskId,
+              at: now,
+              attempt: task.attempt,
+              kind: 'input_received',
+              message,
+              data: { by, keys: accepted },
+            })
+            .run();
+          return { accepted, resumed };
+        },
+        { behavior: 'immediate' },
+      );
     },
   };
 }

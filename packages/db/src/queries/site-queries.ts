@@ -25,7 +25,10 @@ export function siteQueries(db: Db) {
     },
 
     bookingCount(): number {
-      return db.select({ n: sql<number>`count(*)` }).from(bookings).get()!.n;
+      return db
+        .select({ n: sql<number>`count(*)` })
+        .from(bookings)
+        .get()!.n;
     },
 
     /** Writes a whole site in one transaction; with `replace`, the previous site goes first. */
@@ -39,7 +42,9 @@ export function siteQueries(db: Db) {
           tx.delete(rooms).run();
           tx.delete(site).run();
         }
-        tx.insert(site).values({ id: 1, ...data.site }).run();
+        tx.insert(site)
+          .values({ id: 1, ...data.site })
+          .run();
         for (const room of data.rooms) tx.insert(rooms).values(room).run();
         for (const s of data.series) tx.insert(series).values(s).run();
         for (const b of data.bookings) tx.insert(bookings).values(b).run();

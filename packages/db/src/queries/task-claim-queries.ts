@@ -9,9 +9,22 @@ const holder = alias(tasks, 'holder');
 
 export function taskClaimQueries(db: Db) {
   // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
-  const queued = and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), sql`${tasks.expiresAt} > ${sql.placeholder('now')}`);
-  const depth = db.select({ n: sql<number>`count(*)` }).from(tasks).where(queued).prepare();
-  const order = db.select({ createdAt: tasks.createdAt, id: tasks.id }).from(tasks).where(queued).orderBy(asc(tasks.createdAt), asc(tasks.id)).prepare();
+  const queued = and(
+    eq(tasks.status, 'working'),
+    isNull(tasks.claimedBy),
+    sql`${tasks.expiresAt} > ${sql.placeholder('now')}`,
+  );
+  const depth = db
+    .select({ n: sql<number>`count(*)` })
+    .from(tasks)
+    .where(queued)
+    .prepare();
+  const order = db
+    .select({ createdAt: tasks.createdAt, id: tasks.id })
+    .from(tasks)
+    .where(queued)
+    .orderBy(asc(tasks.createdAt), asc(tasks.id))
+    .prepare();
 
   return {
     /**
@@ -20,81 +33,110 @@ export function taskClaimQueries(db: Db) {
      * overlapping scope. Oldest first, so an answered task runs before younger overlapping ones.
      */
     claimNext(claimedBy: string, now: number, leaseMs: number): TaskRow | undefined {
-      return db.transaction((tx) => {
-        const scopeBusy = tx
-          .select({ one: sql`1` })
-          .from(holder)
-          .where(
-            and(
-              eq(holder.scopeKey, tasks.scopeKey),
-              lt(holder.scopeStart, tasks.scopeEnd),
-              sql`${holder.scopeEnd} > ${tasks.scopeStart}`,
-              sql`${holder.id} <> ${tasks.id}`,
-              or(
-                and(eq(holder.status, 'working'), isNotNull(holder.claimedBy), sql`${holder.leaseExpiresAt} >= ${now}`),
-                // A task parked for input (an approval) still owns its plan for those days: an
-                // overlapping task waits until it is answered, cancelled or expired.
-                and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
+      return db.transaction(
+        (tx) => {
+          const scopeBusy = tx
+            .select({ one: sql`1` })
+            .from(holder)
+            .where(
+              and(
+                eq(holder.scopeKey, tasks.scopeKey),
+                lt(holder.scopeStart, tasks.scopeEnd),
+                sql`${holder.scopeEnd} > ${tasks.scopeStart}`,
+                sql`${holder.id} <> ${tasks.id}`,
+                or(
+                  and(
+                    eq(holder.status, 'working'),
+                    isNotNull(holder.claimedBy),
+                    sql`${holder.leaseExpiresAt} >= ${now}`,
+                  ),
+                  // A task parked for input (an approval) still owns its plan for those days: an
+                  // overlapping task waits until it is answered, cancelled or expired.
+                  and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
+                ),
               ),
-            ),
-          );
-        const next = tx
-          .select({ id: tasks.id, attempt: tasks.attempt, previous: tasks.claimedBy })
-          .from(tasks)
-          .where(
-            and(
-              eq(tasks.status, 'working'),
-              or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
-              lt(tasks.attempt, tasks.maxAttempts),
-              live(now),
-              or(isNull(tasks.scopeKey), sql`not exists ${scopeBusy}`),
-            ),
-          )
-          .orderBy(asc(tasks.createdAt), asc(tasks.id))
-          .limit(1)
-          .get();
-        if (!next) return undefined;
-        const claimed = tx
-          .update(tasks)
-          .set({
-            claimedBy,
-            attempt: sql`${tasks.attempt} + 1`,
-            leaseExpiresAt: now + leaseMs,
-            startedAt: sql`coalesce(${tasks.startedAt}, ${now})`,
-          })
-          .where(eq(tasks.id, next.id))
-          .returning()
-          .get();
-        // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
-        if (next.previous)
+            );
+          const next = tx
+            .select({ id: tasks.id, attempt: tasks.attempt, previous: tasks.claimedBy })
+            .from(tasks)
+            .where(
+              and(
+                eq(tasks.status, 'working'),
+                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
+                lt(tasks.attempt, tasks.maxAttempts),
+                live(now),
+                or(isNull(tasks.scopeKey), sql`not exists ${scopeBusy}`),
+              ),
+            )
+            .orderBy(asc(tasks.createdAt), asc(tasks.id))
+            .limit(1)
+            .get();
+          if (!next) return undefined;
+          const claimed = tx
+            .update(tasks)
+            .set({
+              claimedBy,
+              attempt: sql`${tasks.attempt} + 1`,
+              leaseExpiresAt: now + leaseMs,
+              startedAt: sql`coalesce(${tasks.startedAt}, ${now})`,
+            })
+            .where(eq(tasks.id, next.id))
+            .returning()
+            .get();
+          // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
+          if (next.previous)
+            tx.insert(taskEvents)
+              .values({
+                taskId: next.id,
+                at: now,
+                attempt: next.attempt,
+                kind: 'released',
+                message: `The lease of attempt ${next.attempt} lapsed; reclaimed`,
+              })
+              .run();
           tx.insert(taskEvents)
-            .values({ taskId: next.id, at: now, attempt: next.attempt, kind: 'released', message: `The lease of attempt ${next.attempt} lapsed; reclaimed` })
+            .values({
+              taskId: next.id,
+              at: now,
+              attempt: claimed.attempt,
+              kind: 'claimed',
+              message: `Attempt ${claimed.attempt} started`,
+              data: { by: claimedBy },
+            })
             .run();
-        tx.insert(taskEvents).values({ taskId: next.id, at: now, attempt: claimed.attempt, kind: 'claimed', message: `Attempt ${claimed.attempt} started`, data: { by: claimedBy } }).run();
-        return claimed;
-      }, { behavior: 'immediate' });
+          return claimed;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     renewLease(fence: AttemptFence, until: number): boolean {
       return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence)).run().changes === 1;
     },
-
 
     /**
      * Gives a claimed task back to the queue (for a retry, or on shutdown). `refundAttempt` when the
      * attempt did not fail but was interrupted on purpose (a clean shutdown): it does not count.
      */
     release(fence: AttemptFence, now: number, message: string, options: { refundAttempt?: boolean } = {}): boolean {
-      return db.transaction((tx) => {
-        const attempt = options.refundAttempt ? sql`${tasks.attempt} - 1` : tasks.attempt;
-        const ok =
-          tx.update(tasks).set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt }).where(fenced(fence)).run().changes === 1;
-        if (ok) tx.insert(taskEvents).values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'released', message }).run();
-        return ok;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const attempt = options.refundAttempt ? sql`${tasks.attempt} - 1` : tasks.attempt;
+          const ok =
+            tx
+              .update(tasks)
+              .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt })
+              .where(fenced(fence))
+              .run().changes === 1;
+          if (ok)
+            tx.insert(taskEvents)
+              .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'released', message })
+              .run();
+          return ok;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     /** Who holds claims on working tasks (process instance ids). */
     claimants(): string[] {
@@ -106,22 +148,26 @@ export function taskClaimQueries(db: Db) {
         .map((r) => r.claimedBy!);
     },
 
-
     /** Puts the working tasks of dead claimants back in the queue at once, each with an event saying so. */
     releaseClaimsOf(claimants: string[], now: number, message: string): number {
       if (claimants.length === 0) return 0;
-      return db.transaction((tx) => {
-        const released = tx
-          .update(tasks)
-          .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now })
-          .where(and(eq(tasks.status, 'working'), inArray(tasks.claimedBy, claimants)))
-          .returning({ id: tasks.id, attempt: tasks.attempt })
-          .all();
-        for (const r of released) tx.insert(taskEvents).values({ taskId: r.id, at: now, attempt: r.attempt, kind: 'released', message }).run();
-        return released.length;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const released = tx
+            .update(tasks)
+            .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now })
+            .where(and(eq(tasks.status, 'working'), inArray(tasks.claimedBy, claimants)))
+            .returning({ id: tasks.id, attempt: tasks.attempt })
+            .all();
+          for (const r of released)
+            tx.insert(taskEvents)
+              .values({ taskId: r.id, at: now, attempt: r.attempt, kind: 'released', message })
+              .run();
+          return released.length;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     /** Working tasks that have used every attempt and whose last claim is gone or lapsed. */
     listExhausted(now: number): TaskRow[] {
@@ -138,11 +184,9 @@ export function taskClaimQueries(db: Db) {
         .all();
     },
 
-
     queueDepth(now: number): number {
       return depth.get({ now })!.n;
     },
-
 
     /** The queue in the order it is worked: oldest first (ties by id), as claimNext takes them. */
     queueOrder(now: number): { createdAt: number; id: string }[] {

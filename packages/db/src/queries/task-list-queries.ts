@@ -27,7 +27,12 @@ export function taskListQueries(db: Db) {
 
   return {
     /** One page of tasks, newest first; `limit + 1` rows are read so the caller knows if more follow. */
-    page(filter: TaskListFilter, now: number, limit: number, after?: TaskListCursor): { rows: TaskRow[]; more: boolean } {
+    page(
+      filter: TaskListFilter,
+      now: number,
+      limit: number,
+      after?: TaskListCursor,
+    ): { rows: TaskRow[]; more: boolean } {
       const before = after
         ? or(lt(tasks.createdAt, after.createdAt), and(eq(tasks.createdAt, after.createdAt), lt(tasks.id, after.id)))
         : undefined;

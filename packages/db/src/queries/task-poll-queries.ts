@@ -26,7 +26,23 @@ export type TaskPollRow = Pick<
 const COLUMNS =
   'id, owner, kind, status, status_message, result, error, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms, claimed_by, lease_expires_at, started_at';
 
-type Cells = [string, string, string, TaskRow['status'], string | null, string | null, string | null, number, number, number, number, number, string | null, number | null, number | null];
+type Cells = [
+  string,
+  string,
+  string,
+  TaskRow['status'],
+  string | null,
+  string | null,
+  string | null,
+  number,
+  number,
+  number,
+  number,
+  number,
+  string | null,
+  number | null,
+  number | null,
+];
 
 export function taskPollQueries(db: Db) {
   const byId = db.$client.prepare<[string], Cells>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`).raw(true);

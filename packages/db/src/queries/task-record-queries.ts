@@ -5,25 +5,36 @@ import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
 import { live, type TaskRow, type NewTaskRow, type TaskEventRow } from './task-rows.ts';
 
 export function taskRecordQueries(db: Db) {
-  const getById = db.select().from(tasks).where(eq(tasks.id, sql.placeholder('id'))).prepare();
+  const getById = db
+    .select()
+    .from(tasks)
+    .where(eq(tasks.id, sql.placeholder('id')))
+    .prepare();
 
   return {
     insert(row: NewTaskRow, event: { message: string; data?: unknown }): TaskRow {
-      return db.transaction((tx) => {
-        const inserted = tx.insert(tasks).values(row).returning().get();
-        tx.insert(taskEvents)
-          .values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event })
-          .run();
-        return inserted;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const inserted = tx.insert(tasks).values(row).returning().get();
+          tx.insert(taskEvents)
+            .values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event })
+            .run();
+          return inserted;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     /**
      * Inserts the task unless the same owner already has identical work (same dedupe key) under
      * way; one write transaction, so two processes cannot both insert the same work.
      */
-    createOrFind(row: NewTaskRow, event: { message: string; data?: unknown }, now: number, beforeInsert?: () => void): { task: TaskRow; created: boolean } {
+    createOrFind(
+      row: NewTaskRow,
+      event: { message: string; data?: unknown },
+      now: number,
+      beforeInsert?: () => void,
+    ): { task: TaskRow; created: boolean } {
       return db.transaction(
         (tx) => {
           const existing = tx
@@ -43,18 +54,18 @@ export function taskRecordQueries(db: Db) {
           // Limits apply to new work only, and are counted inside this transaction: no race past them.
           beforeInsert?.();
           const task = tx.insert(tasks).values(row).returning().get();
-          tx.insert(taskEvents).values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event }).run();
+          tx.insert(taskEvents)
+            .values({ taskId: row.id, at: row.createdAt, attempt: 0, kind: 'created', ...event })
+            .run();
           return { task, created: true };
         },
         { behavior: 'immediate' },
       );
     },
 
-
     get(id: string): TaskRow | undefined {
       return getById.get({ id });
     },
-
 
     /** The owner of a task that expired (row past its TTL, or already swept to a tombstone), if any. */
     expiredOwner(id: string, now: number): string | undefined {
@@ -62,7 +73,6 @@ export function taskRecordQueries(db: Db) {
       if (row) return row.expiresAt <= now ? row.owner : undefined;
       return db.select({ owner: expiredTasks.owner }).from(expiredTasks).where(eq(expiredTasks.id, id)).get()?.owner;
     },
-
 
     findWorkingDuplicate(owner: string, kind: string, dedupeKey: string, now: number): TaskRow | undefined {
       return db
@@ -80,10 +90,11 @@ export function taskRecordQueries(db: Db) {
         .get();
     },
 
-
     /** One owner's live tasks, newest first, a page at a time (`before`: the last row of the previous page). */
     listForOwner(owner: string, now: number, limit: number, before?: { createdAt: number; id: string }): TaskRow[] {
-      const after = before ? or(lt(tasks.createdAt, before.createdAt), and(eq(tasks.createdAt, before.createdAt), lt(tasks.id, before.id))) : undefined;
+      const after = before
+        ? or(lt(tasks.createdAt, before.createdAt), and(eq(tasks.createdAt, before.createdAt), lt(tasks.id, before.id)))
+        : undefined;
       return db
         .select()
         .from(tasks)
@@ -92,7 +103,6 @@ export function taskRecordQueries(db: Db) {
         .limit(limit)
         .all();
     },
-
 
     events(taskId: string): TaskEventRow[] {
       return db.select().from(taskEvents).where(eq(taskEvents.taskId, taskId)).orderBy(asc(taskEvents.id)).all();

@@ -18,7 +18,12 @@ export const live = (now: number) => sql`${tasks.expiresAt} > ${now}`;
 /** How long a tombstone of an expired task is kept, so its owner hears "expired" rather than "not found". */
 export const TOMBSTONE_RETENTION_MS = 7 * 86_400_000;
 export const fenced = (f: AttemptFence) =>
-  and(eq(tasks.id, f.taskId), eq(tasks.attempt, f.attempt), eq(tasks.claimedBy, f.claimedBy), eq(tasks.status, 'working'));
+  and(
+    eq(tasks.id, f.taskId),
+    eq(tasks.attempt, f.attempt),
+    eq(tasks.claimedBy, f.claimedBy),
+    eq(tasks.status, 'working'),
+  );
 
 export class StaleAttemptError extends Error {
   constructor(readonly fence: AttemptFence) {

@@ -8,14 +8,20 @@ export function taskStateQueries(db: Db) {
   return {
     /** Records a progress message; false when the attempt lost its fence (cancelled, superseded). */
     progress(fence: AttemptFence, now: number, message: string, data?: unknown): boolean {
-      return db.transaction((tx) => {
-        const ok =
-          tx.update(tasks).set({ statusMessage: message, lastUpdatedAt: now }).where(fenced(fence)).run().changes === 1;
-        if (ok) tx.insert(taskEvents).values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'progress', message, data }).run();
-        return ok;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const ok =
+            tx.update(tasks).set({ statusMessage: message, lastUpdatedAt: now }).where(fenced(fence)).run().changes ===
+            1;
+          if (ok)
+            tx.insert(taskEvents)
+              .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'progress', message, data })
+              .run();
+          return ok;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     /**
      * Writes a terminal state for a running attempt. Call inside a transaction together with the
@@ -24,7 +30,9 @@ export function taskStateQueries(db: Db) {
     finish(
       fence: AttemptFence,
       now: number,
-      outcome: { status: 'completed'; result: string; message: string } | { status: 'failed'; error: TaskError; message: string },
+      outcome:
+        | { status: 'completed'; result: string; message: string }
+        | { status: 'failed'; error: TaskError; message: string },
     ): void {
       const changes = db
         .update(tasks)
@@ -41,52 +49,91 @@ export function taskStateQueries(db: Db) {
         .run().changes;
       if (changes !== 1) throw new StaleAttemptError(fence);
       db.insert(taskEvents)
-        .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: outcome.status, message: outcome.message })
+        .values({
+          taskId: fence.taskId,
+          at: now,
+          attempt: fence.attempt,
+          kind: outcome.status,
+          message: outcome.message,
+        })
         .run();
     },
 
-
     /** Moves a non-terminal task to `cancelled`. False when it was already terminal (or unknown). */
     cancel(id: string, now: number, message: string, by: string): boolean {
-      return db.transaction((tx) => {
-        const row = tx
-          .update(tasks)
-          .set({ status: 'cancelled', statusMessage: message, lastUpdatedAt: now, finishedAt: now, leaseExpiresAt: null })
-          .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
-          .returning({ attempt: tasks.attempt })
-          .get();
-        if (row) tx.insert(taskEvents).values({ taskId: id, at: now, attempt: row.attempt, kind: 'cancelled', message, data: { by } }).run();
-        return row !== undefined;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const row = tx
+            .update(tasks)
+            .set({
+              status: 'cancelled',
+              statusMessage: message,
+              lastUpdatedAt: now,
+              finishedAt: now,
+              leaseExpiresAt: null,
+            })
+            .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
+            .returning({ attempt: tasks.attempt })
+            .get();
+          if (row)
+            tx.insert(taskEvents)
+              .values({ taskId: id, at: now, attempt: row.attempt, kind: 'cancelled', message, data: { by } })
+              .run();
+          return row !== undefined;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     /** Fails a task that has used up its attempts, without needing its (lost) fence. */
     failExhausted(id: string, now: number, error: TaskError): boolean {
-      return db.transaction((tx) => {
-        const row = tx
-          .update(tasks)
-          .set({ status: 'failed', statusMessage: error.message, error, lastUpdatedAt: now, finishedAt: now, claimedBy: null, leaseExpiresAt: null })
-          .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
-          .returning({ attempt: tasks.attempt })
-          .get();
-        if (row) tx.insert(taskEvents).values({ taskId: id, at: now, attempt: row.attempt, kind: 'failed', message: error.message }).run();
-        return row !== undefined;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const row = tx
+            .update(tasks)
+            .set({
+              status: 'failed',
+              statusMessage: error.message,
+              error,
+              lastUpdatedAt: now,
+              finishedAt: now,
+              claimedBy: null,
+              leaseExpiresAt: null,
+            })
+            .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
+            .returning({ attempt: tasks.attempt })
+            .get();
+          if (row)
+            tx.insert(taskEvents)
+              .values({ taskId: id, at: now, attempt: row.attempt, kind: 'failed', message: error.message })
+              .run();
+          return row !== undefined;
+        },
+        { behavior: 'immediate' },
+      );
     },
-
 
     /**
      * The TTL sweeper: deletes expired tasks (events cascade), leaving a tombstone (id, owner) so
      * their owner hears "expired"; tombstones older than TOMBSTONE_RETENTION_MS go too.
      */
     sweepExpired(now: number): number {
-      return db.transaction((tx) => {
-        const gone = tx.delete(tasks).where(lte(tasks.expiresAt, now)).returning({ id: tasks.id, owner: tasks.owner }).all();
-        for (const t of gone) tx.insert(expiredTasks).values({ id: t.id, owner: t.owner, expiredAt: now }).onConflictDoNothing().run();
-        tx.delete(expiredTasks).where(lt(expiredTasks.expiredAt, now - TOMBSTONE_RETENTION_MS)).run();
-        return gone.length;
-      }, { behavior: 'immediate' });
+      return db.transaction(
+        (tx) => {
+          const gone = tx
+            .delete(tasks)
+            .where(lte(tasks.expiresAt, now))
+            .returning({ id: tasks.id, owner: tasks.owner })
+            .all();
+          for (const t of gone)
+            tx.insert(expiredTasks).values({ id: t.id, owner: t.owner, expiredAt: now }).onConflictDoNothing().run();
+          tx.delete(expiredTasks)
+            .where(lt(expiredTasks.expiredAt, now - TOMBSTONE_RETENTION_MS))
+            .run();
+          return gone.length;
+        },
+        { behavior: 'immediate' },
+      );
     },
   };
 }

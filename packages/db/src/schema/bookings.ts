@@ -9,7 +9,9 @@ export const bookings = sqliteTable(
   'bookings',
   {
     id: text('id').primaryKey(),
-    roomId: text('room_id').notNull().references(() => rooms.id),
+    roomId: text('room_id')
+      .notNull()
+      .references(() => rooms.id),
     /** UTC instants in epoch milliseconds. */
     startAt: integer('start_at').notNull(),
     endAt: integer('end_at').notNull(),

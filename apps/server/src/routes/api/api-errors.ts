@@ -1,7 +1,11 @@
 import createError from '@fastify/error';
 
 // Stable codes a program can act on; the message says what was wrong to a person.
-export const UnknownTaskError = createError<'RFL_UNKNOWN_TASK', 404, [string]>('RFL_UNKNOWN_TASK', 'No task %s (unknown or past its time-to-live)', 404);
+export const UnknownTaskError = createError<'RFL_UNKNOWN_TASK', 404, [string]>(
+  'RFL_UNKNOWN_TASK',
+  'No task %s (unknown or past its time-to-live)',
+  404,
+);
 export const TaskAlreadyFinishedError = createError<'RFL_TASK_FINISHED', 409, [string, string]>(
   'RFL_TASK_FINISHED',
   'Task %s is already %s; only working tasks can be cancelled',

@@ -40,7 +40,10 @@ export const taskListSchema = {
     tasks: { type: 'array', items: { $ref: 'TaskSummary#' } },
     counts: { ...countsSchema, description: 'Live tasks per status under the kind/since filters' },
     nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page' },
-    pollIntervalMs: { type: 'integer', description: "The server's poll interval now: how often a live view should ask again" },
+    pollIntervalMs: {
+      type: 'integer',
+      description: "The server's poll interval now: how often a live view should ask again",
+    },
   },
 } as const;
 
@@ -59,7 +62,12 @@ const moveSchema = {
 
 const unresolvedSchema = {
   type: 'object',
-  properties: { bookingId: { type: 'string' }, title: { type: 'string' }, code: { type: 'string' }, reason: { type: 'string' } },
+  properties: {
+    bookingId: { type: 'string' },
+    title: { type: 'string' },
+    code: { type: 'string' },
+    reason: { type: 'string' },
+  },
 } as const;
 
 export const taskDetailSchema = {
@@ -85,7 +93,13 @@ export const taskDetailSchema = {
       description: 'Progress history from task_events, oldest first',
       items: {
         type: 'object',
-        properties: { at: isoTime, attempt: { type: 'integer' }, kind: { type: 'string' }, message: { type: 'string' }, data: {} },
+        properties: {
+          at: isoTime,
+          attempt: { type: 'integer' },
+          kind: { type: 'string' },
+          message: { type: 'string' },
+          data: {},
+        },
       },
     },
     reflow: {
@@ -98,7 +112,8 @@ export const taskDetailSchema = {
         dryRun: { type: 'boolean' },
         audit: {
           type: 'object',
-          description: 'Rows the reflow_moves / reflow_unresolved audit holds for this task (0 for a dry run or before it completes)',
+          description:
+            'Rows the reflow_moves / reflow_unresolved audit holds for this task (0 for a dry run or before it completes)',
           properties: { moves: { type: 'integer' }, unresolved: { type: 'integer' } },
         },
         summary: {

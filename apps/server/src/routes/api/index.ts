@@ -49,7 +49,9 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: `No route ${request.method} ${request.url.split('?')[0]}; see /docs`, code: 'RFL_NO_ROUTE' });
+    reply
+      .code(404)
+      .send({ error: `No route ${request.method} ${request.url.split('?')[0]}; see /docs`, code: 'RFL_NO_ROUTE' });
   });
 
   await app.register(taskRoutes, { services: options.services });

@@ -46,7 +46,10 @@ export async function siteRoutes(app: FastifyInstance, options: { services: Serv
           200: {
             type: 'object',
             properties: {
-              site: { type: ['object', 'null'], properties: { name: { type: 'string' }, timezone: { type: 'string' } } },
+              site: {
+                type: ['object', 'null'],
+                properties: { name: { type: 'string' }, timezone: { type: 'string' } },
+              },
               rooms: { type: 'array', items: roomSchema },
             },
           },

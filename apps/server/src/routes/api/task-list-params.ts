@@ -12,9 +12,17 @@ export interface TaskListQuery {
 export const taskListQuerySchema = {
   type: 'object',
   properties: {
-    status: { type: 'string', maxLength: 200, description: `One status or several, comma-separated: ${TASK_STATUSES.join(', ')}` },
+    status: {
+      type: 'string',
+      maxLength: 200,
+      description: `One status or several, comma-separated: ${TASK_STATUSES.join(', ')}`,
+    },
     kind: { type: 'string', minLength: 1, maxLength: 100, description: 'Task kind, e.g. reflow_month' },
-    since: { type: 'string', maxLength: 40, description: 'Only tasks created at or after this ISO 8601 instant (or date)' },
+    since: {
+      type: 'string',
+      maxLength: 40,
+      description: 'Only tasks created at or after this ISO 8601 instant (or date)',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'Page size' },
     cursor: { type: 'string', maxLength: 300, description: 'nextCursor of the previous page' },
   },
@@ -24,16 +32,26 @@ export const taskListQuerySchema = {
 export function parseTaskListQuery(query: TaskListQuery): { filter: TaskListFilter; after?: TaskListCursor } {
   const filter: TaskListFilter = {};
   if (query.status !== undefined) {
-    const statuses = query.status.split(',').map((s) => s.trim()).filter(Boolean);
+    const statuses = query.status
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const unknown = statuses.filter((s) => !(TASK_STATUSES as readonly string[]).includes(s));
     if (statuses.length === 0 || unknown.length)
-      throw new BadFilterError(`status: unknown status ${JSON.stringify(unknown[0] ?? query.status)}; use ${TASK_STATUSES.join(', ')}`);
+      throw new BadFilterError(
+        `status: unknown status ${JSON.stringify(unknown[0] ?? query.status)}; use ${TASK_STATUSES.join(', ')}`,
+      );
     filter.statuses = statuses as TaskStatus[];
   }
   if (query.kind !== undefined) filter.kind = query.kind;
   if (query.since !== undefined) {
-    const ms = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(query.since) ? Date.parse(query.since) : NaN;
-    if (Number.isNaN(ms)) throw new BadFilterError(`since: ${JSON.stringify(query.since)} is not an ISO 8601 date or instant, e.g. 2026-09-01T00:00:00Z`);
+    const ms = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(query.since)
+      ? Date.parse(query.since)
+      : NaN;
+    if (Number.isNaN(ms))
+      throw new BadFilterError(
+        `since: ${JSON.stringify(query.since)} is not an ISO 8601 date or instant, e.g. 2026-09-01T00:00:00Z`,
+      );
     filter.createdSince = ms;
   }
   return { filter, after: query.cursor === undefined ? undefined : decodeCursor(query.cursor) };

@@ -30,8 +30,18 @@ export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Quer
   return {
     task: toTaskSummary(row),
     error: row.error ?? null,
-    timings: { queuedMs: span(row.createdAt, row.startedAt), runMs: span(row.startedAt, row.finishedAt), totalMs: span(row.createdAt, row.finishedAt) },
-    events: events.map((e) => ({ at: iso(e.at)!, attempt: e.attempt, kind: e.kind, message: e.message, data: e.data ?? undefined })),
+    timings: {
+      queuedMs: span(row.createdAt, row.startedAt),
+      runMs: span(row.startedAt, row.finishedAt),
+      totalMs: span(row.createdAt, row.finishedAt),
+    },
+    events: events.map((e) => ({
+      at: iso(e.at)!,
+      attempt: e.attempt,
+      kind: e.kind,
+      message: e.message,
+      data: e.data ?? undefined,
+    })),
     reflow: row.kind === REFLOW_KIND ? reflowDetail(row, queries) : null,
   };
 }
@@ -43,10 +53,25 @@ export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Quer
  */
 function reflowDetail(row: TaskRow, queries: Queries) {
   const input = row.input as ReflowInput;
-  const result = row.status === 'completed' && row.result ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined) : undefined;
+  const result =
+    row.status === 'completed' && row.result
+      ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined)
+      : undefined;
   const audit = { moves: queries.audit.movesOf(row.id).length, unresolved: queries.audit.unresolvedOf(row.id).length };
-  const base = { month: input.month, offlineRooms: input.offlineRooms, window: { from: input.from, to: input.to }, dryRun: input.dryRun, audit };
+  const base = {
+    month: input.month,
+    offlineRooms: input.offlineRooms,
+    window: { from: input.from, to: input.to },
+    dryRun: input.dryRun,
+    audit,
+  };
   if (!result) return { ...base, summary: null, moves: [], unresolvedBookings: [] };
-  const { moves, unresolvedBookings, moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal } = result;
-  return { ...base, summary: { moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal }, moves, unresolvedBookings };
+  const { moves, unresolvedBookings, moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal } =
+    result;
+  return {
+    ...base,
+    summary: { moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal },
+    moves,
+    unresolvedBookings,
+  };
 }
