@@ -35,12 +35,20 @@ function setUp(name: string) {
   migrateDatabase(connection);
   const queries = queriesFor(connection);
   importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queries);
+  // The first A (by id) with a B and a C of its length in two other rooms; correlated lookups, not
+  // a three-way join of every booking (which took over a minute on the demo month).
   const ids = connection.sqlite
     .prepare(
-      `SELECT a.id AS a, b.id AS b, c.id AS c FROM bookings a
-       JOIN bookings b ON b.end_at - b.start_at = a.end_at - a.start_at AND b.room_id <> a.room_id
-       JOIN bookings c ON c.end_at - c.start_at = a.end_at - a.start_at AND c.room_id NOT IN (a.room_id, b.room_id)
-       WHERE a.status = 'confirmed' AND b.status = 'confirmed' AND c.status = 'confirmed' ORDER BY a.id, b.id, c.id LIMIT 1`,
+      `SELECT a, b, (SELECT c.id FROM bookings c WHERE c.status = 'confirmed' AND c.end_at - c.start_at = len
+                      AND c.room_id NOT IN (a_room, (SELECT room_id FROM bookings WHERE id = b)) ORDER BY c.id LIMIT 1) AS c
+       FROM (SELECT a.id AS a, a.room_id AS a_room, a.end_at - a.start_at AS len,
+               (SELECT b.id FROM bookings b WHERE b.status = 'confirmed' AND b.end_at - b.start_at = a.end_at - a.start_at
+                  AND b.room_id <> a.room_id
+                  AND EXISTS (SELECT 1 FROM bookings c WHERE c.status = 'confirmed' AND c.end_at - c.start_at = a.end_at - a.start_at
+                                AND c.room_id NOT IN (a.room_id, b.room_id))
+                ORDER BY b.id LIMIT 1) AS b
+             FROM bookings a WHERE a.status = 'confirmed')
+       WHERE b IS NOT NULL ORDER BY a LIMIT 1`,
     )
     .get() as { a: string; b: string; c: string };
   const row = (id: string) => connection.sqlite.prepare('SELECT * FROM bookings WHERE id = ?').get(id) as Row;

@@ -54,13 +54,29 @@ export async function until(probe: () => boolean, what: string, timeoutMs = 10_0
   }
 }
 
-/** A handler whose attempts wait on a gate the test opens. */
+/**
+ * A handler whose attempts wait on a gate the test opens. An attempt also ends when the engine
+ * aborts it (cancel, lost lease, stop): a test whose assertion failed before it opened the gate
+ * then still closes its engine, instead of hanging in engine.stop.
+ */
 export function gated(kind: string, extra: Partial<TaskHandler<any>> = {}) {
   const gates: (() => void)[] = [];
   const handler: TaskHandler<any> = {
     kind,
-    async run(input) {
-      await new Promise<void>((r) => gates.push(r));
+    async run(input, ctx) {
+      ctx.signal.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const open = () => {
+          ctx.signal.removeEventListener('abort', aborted);
+          resolve();
+        };
+        const aborted = () => {
+          gates.splice(gates.indexOf(open), 1);
+          reject(ctx.signal.reason);
+        };
+        gates.push(open);
+        ctx.signal.addEventListener('abort', aborted, { once: true });
+      });
       return { status: 'completed', result: { input }, message: 'done' };
     },
     ...extra,

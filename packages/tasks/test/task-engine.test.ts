@@ -1,11 +1,10 @@
 // The durable engine against a real SQLite file: durable create, dedupe, terminal states that stay
 // terminal, retries, fenced writes from a superseded attempt, restart reclaim and TTL.
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
 import { openDatabase } from '@reflow/db';
 import { PermanentTaskError, type TaskHandler } from '../src/index.ts';
-import { engineFactory } from './engine-helper.ts';
+import { engineFactory, gated, until } from './engine-helper.ts';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -106,50 +105,58 @@ test('a cancelled task discards its attempt: writes it would commit roll back', 
   });
   engine.start();
   const { task } = engine.create({ owner: 'o', kind: 'slow', input: {} });
-  while (engine.runningCount === 0) await sleep(5);
+  await until(() => engine.runningCount === 1, 'the attempt to start');
   assert.equal(engine.cancel(task.id, 'o'), true);
   release();
-  while (engine.runningCount > 0) await sleep(5);
+  await until(() => engine.runningCount === 0, 'the cancelled attempt to end');
   assert.equal(engine.get(task.id)?.status, 'cancelled');
   assert.equal((connection.sqlite.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number }).n, 0);
 });
 
-test('after a restart the new process reclaims the task; the old attempt can no longer write', async () => {
+test('after a restart the new process reclaims the task; the old attempt, still running, can no longer write', async () => {
   let releaseOld!: () => void;
   const oldGate = new Promise<void>((r) => (releaseOld = r));
   const path = freshPath();
-  const old = engineOn(path, [
-    {
-      kind: 'job',
-      async run() {
-        await oldGate;
-        return { status: 'completed', result: { by: 'old' }, message: 'old' };
-      },
+  const old = engineOn(path, []);
+  old.connection.sqlite.exec('CREATE TABLE side_effects (by TEXT)');
+  old.engine.register({
+    kind: 'job',
+    // Like a solve that never looks at its signal: it only ends when the test lets it.
+    async run() {
+      await oldGate;
+      return {
+        status: 'completed',
+        commit: () => {
+          old.connection.sqlite.prepare("INSERT INTO side_effects VALUES ('old')").run();
+          return { result: { by: 'old' }, message: 'old' };
+        },
+      };
     },
-  ]);
+  });
   old.engine.start();
   const { task } = old.engine.create({ owner: 'o', kind: 'job', input: {} });
-  while (old.engine.runningCount === 0) await sleep(5);
-  // A second process starts on the same file, as after a crash of the first.
-  const fresh = engineOn(path, [
-    {
-      kind: 'job',
-      async run() {
-        return { status: 'completed', result: { by: 'new' }, message: 'new' };
-      },
-    },
-  ]);
+  await until(() => old.engine.runningCount === 1, 'the first attempt to start');
+  // A second process starts on the same file, as after a crash of the first; its attempt waits on a gate.
+  const next = gated('job');
+  const fresh = engineOn(path, [next.handler]);
   fresh.engine.start();
-  const done = await fresh.engine.waitFor(task.id);
-  assert.equal(done?.attempt, 2);
-  assert.deepEqual(JSON.parse(done!.result!), { by: 'new' });
+  await until(() => next.waiting() === 1, 'the second attempt to start');
+  // The old attempt now tries to commit while attempt 2 holds the task (status still working).
   releaseOld();
-  while (old.engine.runningCount > 0) await sleep(5);
+  await until(() => old.engine.runningCount === 0, 'the old attempt to end');
+  const during = fresh.engine.get(task.id)!;
   assert.deepEqual(
-    JSON.parse(fresh.engine.get(task.id)!.result!),
-    { by: 'new' },
-    'the stale attempt did not overwrite',
+    [during.status, during.attempt, during.claimedBy, during.result],
+    ['working', 2, fresh.engine.instanceId, null],
+    'the stale attempt changed nothing',
   );
+  const sideEffects = old.connection.sqlite.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number };
+  assert.equal(sideEffects.n, 0, 'its commit rolled back');
+  assert.ok(!fresh.engine.queries.tasks.events(task.id).some((e) => e.attempt === 1 && e.kind === 'completed'));
+  next.openNext();
+  const done = await fresh.engine.waitFor(task.id);
+  assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
+  assert.deepEqual(JSON.parse(done!.result!), { input: {} }, "the result is the live attempt's");
 });
 
 test('TTL counts from creation: an expired task reads as gone and the sweeper deletes it with its history', async () => {
