@@ -78,20 +78,36 @@ test('cancel while solving: the task ends cancelled and applies nothing', async 
         .prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id')
         .all(),
     );
-  const before = bookings();
   const tasks = server.services.engine.queries.tasks;
+  /** Bounded poll: the value once `probe` returns one, else an error naming what never happened. */
+  const pollUntil = async <T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+      await sleep(2);
+    }
+  };
   let cancelledMidSolve = 0;
   // The solve of the demo window takes a few hundred ms after its first progress event; cancel
   // lands inside it. Should a run ever finish first, the next window tries again (bounded).
   for (const from of ['2026-09-07', '2026-09-08', '2026-09-09']) {
+    // Each try compares against the bookings as they are before it (an earlier try may have applied).
+    const before = bookings();
     const { taskId } = (await call(server.mcpUrl, { ...REFLOW, from })).body.result;
-    const deadline = Date.now() + 20_000;
-    while (!tasks.events(taskId).some((e) => e.kind === 'progress') && Date.now() < deadline) await sleep(2);
+    await pollUntil(() => tasks.events(taskId).find((e) => e.kind === 'progress'), 'the solve to start');
     assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
     const end = await waitForTaskStatus(server.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
     if (end.status !== 'cancelled') continue;
-    await sleep(300); // a solve that ignored the cancel would now try to commit
+    // Wait until the attempt has ended: a solve that ignored the cancel has then tried to commit.
+    await pollUntil(() => (server.services.engine.runningCount === 0 ? true : undefined), 'the attempt to end');
     assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'cancelled');
+    assert.deepEqual(
+      tasks.events(taskId).filter((e) => e.kind === 'completed' || e.kind === 'failed'),
+      [],
+      'no outcome after the cancel',
+    );
     assert.deepEqual(server.services.queries.audit.movesOf(taskId), []);
     assert.equal(bookings(), before, 'a cancelled reflow applies nothing');
     cancelledMidSolve++;
