@@ -2,7 +2,7 @@
 // and not one entry is lost; and under kills: a writer SIGKILLed at any moment never leaves half a
 // file, for a reader at the same time or for the next process (temp file + rename, never in place).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,6 +47,11 @@ function readWhole(path: string): void {
   }
 }
 
+/** Writers still running; the test kills them all when it ends, passed or failed. */
+const writers = new Set<ChildProcess>();
+/** Set when one lane failed: the others stop at their next step instead of running on. */
+let stopped = false;
+
 /** One writer after another rewrites the file and is SIGKILLed at a random moment; reads go on all the while. */
 async function killWritersRepeatedly(path: string, kills: number): Promise<{ reads: number; delays: number[] }> {
   const state = new StateFile(path);
@@ -66,10 +71,12 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
   const writer = join(import.meta.dirname, 'state-file-writer.ts');
   let reads = 0;
   const delays: number[] = [];
-  for (let k = 0; k < kills; k++) {
+  for (let k = 0; k < kills && !stopped; k++) {
     const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'rewrite'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    writers.add(child);
+    child.on('exit', () => writers.delete(child));
     const exited = new Promise<string>((resolve) =>
       child.on('exit', (code, signal) => resolve(signal ?? `exit ${code}`)),
     );
@@ -84,7 +91,7 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
     const delay = Math.random() * 150;
     delays.push(delay);
     const killAt = performance.now() + delay;
-    while (performance.now() < killAt) {
+    while (performance.now() < killAt && !stopped) {
       readWhole(path);
       reads++;
       await setImmediate();
@@ -101,10 +108,18 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
 
 test('a writer SIGKILLed at random moments mid-rewrite, many times: every read, during and after, parses whole', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-state-kill-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(async () => {
+    stopped = true;
+    const alive = [...writers].filter((w) => w.exitCode === null && w.signalCode === null);
+    await Promise.all(alive.map((w) => new Promise((resolve) => w.once('exit', resolve).kill('SIGKILL'))));
+    rmSync(dir, { recursive: true, force: true });
+  });
   const lanes = await Promise.all(
     Array.from({ length: LANES }, (_, lane) =>
-      killWritersRepeatedly(join(dir, `lane${lane}`, 'tasks.json'), KILLS / LANES),
+      killWritersRepeatedly(join(dir, `lane${lane}`, 'tasks.json'), KILLS / LANES).catch((error) => {
+        stopped = true;
+        throw error;
+      }),
     ),
   );
   const reads = lanes.reduce((n, l) => n + l.reads, 0);

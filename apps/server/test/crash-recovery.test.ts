@@ -29,10 +29,14 @@ const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const ENV = { MAX_ATTEMPTS: '4' };
 const MODES = ['after-create', 'mid-solve', 'in-apply', 'random-delay'] as const;
 type Mode = (typeof MODES)[number];
+/** Where a kill must have landed in every run: each is asserted, and re-aimed at when missed. */
+const KILL_POINTS = ['after-create', 'mid-solve', 'in-apply'] as const;
+type KillPoint = (typeof KILL_POINTS)[number];
+const MAX_RE_AIMS = 12;
 
 test(
   `SIGKILL at the worst moments, ${ROUNDS} rounds: no task id lost, no booking lost, doubled or half moved`,
-  { timeout: 240_000 },
+  { timeout: 360_000 },
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'reflow-crash-'));
     const databasePath = join(dir, 'crash.db');
@@ -55,6 +59,7 @@ test(
       killedAfterCreate: 0,
       cancels: 0,
       restarts: 0,
+      reAims: 0,
     };
     let server: ServerProcess | undefined;
 
@@ -123,10 +128,25 @@ test(
           .get(kind, ...taskIds) as { task_id: string } | undefined;
       });
 
+    /** Rounds that landed at each kill point the test promises to exercise. */
+    const landed = (): Record<KillPoint, number> => ({
+      'after-create': counts.killedAfterCreate,
+      'mid-solve': counts.killedMidSolve,
+      'in-apply': counts.killedInApply,
+    });
+    /** The planned rotation; after it, re-aim (bounded) at any kill point that never landed. */
+    const modeOfRound = (round: number): Mode | undefined => {
+      if (round < ROUNDS) return MODES[round % MODES.length];
+      if (round >= ROUNDS + MAX_RE_AIMS) return undefined;
+      return KILL_POINTS.find((point) => landed()[point] === 0);
+    };
+
     const started = Date.now();
     try {
-      for (let round = 0; round < ROUNDS; round++) {
-        const mode: Mode = MODES[round % MODES.length]!;
+      for (let round = 0; ; round++) {
+        const mode = modeOfRound(round);
+        if (!mode) break;
+        if (round >= ROUNDS) counts.reAims++;
         const roundStart = Date.now();
         const killAfterMoves = random.int(1, 6);
         try {
@@ -247,13 +267,14 @@ test(
       assert.ok(received.size > 0);
       console.log(
         `crash test (CRASH_SEED=${SEED}): rounds ${counts.rounds}, kills ${counts.kills} (after create ${counts.killedAfterCreate}, mid-solve ${counts.killedMidSolve}, ` +
-          `inside apply ${counts.killedInApply}), restarts ${counts.restarts}, tasks ${summary.tasks} (ids received ${received.size}; ` +
+          `inside apply ${counts.killedInApply}; ${counts.reAims} rounds re-aimed), restarts ${counts.restarts}, tasks ${summary.tasks} (ids received ${received.size}; ` +
           `${Object.entries(summary.byStatus)
             .map(([s, n]) => `${s} ${n}`)
             .join(', ')}), attempts interrupted ${interrupted}, cancels ${counts.cancels}, ` +
           `moves applied ${summary.appliedMoves}, needs_rebooking ${summary.needsRebooking}, lost 0, in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
-      assert.ok(counts.killedInApply > 0, 'at least one kill landed inside an apply transaction');
+      for (const [point, n] of Object.entries(landed()))
+        assert.ok(n > 0, `no kill landed ${point} in ${counts.rounds} rounds (${counts.reAims} re-aimed)`);
     } catch (error) {
       if (server) console.error(`server output (CRASH_SEED=${SEED}):\n${server.output().slice(-3000)}`);
       throw error;

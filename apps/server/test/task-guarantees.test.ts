@@ -115,3 +115,39 @@ test('cancel while solving: the task ends cancelled and applies nothing', async 
   }
   assert.equal(cancelledMidSolve, 1);
 });
+
+test('cancel through another server on the same file while the first solves: its commit is refused, nothing applied', async (t) => {
+  // The solving process never hears of this cancel (no abort reaches it): only the fence, which
+  // requires the task still working, stops its commit.
+  const solver = await startTestServer();
+  t.after(() => solver.close());
+  const front = await startTestServer({ WORKERS: '0' }, solver.databasePath);
+  t.after(() => front.close({ keepDatabase: true }));
+  const bookings = () =>
+    JSON.stringify(
+      solver.services.connection.sqlite
+        .prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id')
+        .all(),
+    );
+  const tasks = solver.services.engine.queries.tasks;
+  const before = bookings();
+  const { taskId } = (await call(solver.mcpUrl, REFLOW)).body.result;
+  const deadline = Date.now() + 20_000;
+  while (!tasks.events(taskId).some((e) => e.kind === 'progress')) {
+    assert.ok(Date.now() < deadline, 'the solve started within 20 s');
+    await sleep(2);
+  }
+  assert.equal((await rpc(front.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
+  assert.equal(solver.services.engine.runningCount, 1, 'the first server is still solving');
+  // The solve runs to its end (its heartbeat is seconds away), then tries to commit.
+  while (solver.services.engine.runningCount > 0) {
+    assert.ok(Date.now() < deadline + 20_000, 'the attempt ended within 20 s of the cancel');
+    await sleep(5);
+  }
+  assert.equal((await rpc(solver.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'cancelled');
+  const kinds = tasks.events(taskId).map((e) => e.kind);
+  assert.equal(kinds.at(-1), 'cancelled', `nothing written after the cancel: ${kinds.join(', ')}`);
+  assert.ok(!kinds.includes('completed') && !kinds.includes('failed'), kinds.join(', '));
+  assert.deepEqual(solver.services.queries.audit.movesOf(taskId), []);
+  assert.equal(bookings(), before, 'a cancelled reflow applies nothing');
+});
