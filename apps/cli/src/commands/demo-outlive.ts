@@ -36,6 +36,11 @@ interface Check {
 }
 
 export async function runOutliveDemo(): Promise<number> {
+  // The server processes start from the sources (the crash test's harness), which a bundle does not ship.
+  if (!import.meta.url.endsWith('.ts')) {
+    console.error('--outlive runs from a checkout (npm run demo -- --outlive): it starts the server from its sources');
+    return 2;
+  }
   const scratch = mkdtempSync(join(tmpdir(), 'reflow-outlive-'));
   const servers: ServerProcess[] = [];
   const clients: ChildProcess[] = [];
