@@ -1,0 +1,20 @@
+// `npm run test:mutation`: StrykerJS over the engine (stryker.config.mjs), then one line with the
+// score: killed (or timed out) mutants of all that compiled and ran. Survivors are listed so each
+// can be killed with a test or explained in docs/testing.md.
+import { Stryker } from '@stryker-mutator/core';
+
+// The test processes run in the sandbox; this maps @reflow/* to the sandbox's copies (relative to it).
+process.env.TSX_TSCONFIG_PATH = 'tsconfig.mutation.json';
+const started = Date.now();
+const results = await new Stryker({}).runMutationTest();
+const detected = results.filter((m) => m.status === 'Killed' || m.status === 'Timeout');
+const undetected = results.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage');
+const total = detected.length + undetected.length;
+for (const m of undetected)
+  console.log(
+    `${m.status.toLowerCase()}: ${m.fileName.replace(`${process.cwd()}/`, '')}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${JSON.stringify(m.replacement ?? '')}`,
+  );
+const score = total === 0 ? 0 : (100 * detected.length) / total;
+console.log(`mutation run took ${((Date.now() - started) / 60_000).toFixed(1)} min`);
+if (score < 85) process.exitCode = 1;
+console.log(`mutation score: ${score.toFixed(1)}% (killed ${detected.length} of ${total})`);
