@@ -11,7 +11,7 @@ import { loadConfig, startServer, type RunningServer } from '../src/index.ts';
 export interface TestServer extends Omit<RunningServer, 'close'> {
   mcpUrl: string;
   databasePath: string;
-  /** Stops the server; the database file is removed unless kept for a second server. */
+  /** Stops the server (once; later calls wait for the first); the database file is removed unless kept for a second server. */
   close(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
@@ -31,14 +31,16 @@ export async function startTestServer(
     ...env,
   });
   const server = await startServer(config, pino({ level: config.LOG_LEVEL }));
+  // Closing twice is a no-op, so a test can close a server mid-way and still register it in t.after.
+  let closed: Promise<void> | undefined;
   return {
     ...server,
     mcpUrl: `${server.url}/mcp`,
     databasePath,
-    close: async (options) => {
-      await server.close();
-      if (!options?.keepDatabase) rmSync(dir, { recursive: true, force: true });
-    },
+    close: (options) =>
+      (closed ??= server.close().then(() => {
+        if (!options?.keepDatabase) rmSync(dir, { recursive: true, force: true });
+      })),
   };
 }
 

@@ -33,6 +33,7 @@ test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answ
 test('queued in the database: the same request twice is one task; cancel while queued means it never runs', async (t) => {
   // An accept-only process (no workers) keeps tasks queued; a second process on the same file runs them.
   const acceptOnly = await startTestServer({ WORKERS: '0' });
+  t.after(() => acceptOnly.close({ keepDatabase: true }));
   const first = (await call(acceptOnly.mcpUrl, { ...REFLOW, from: '2026-09-21', to: '2026-09-22' })).body.result;
   const again = (
     await call(acceptOnly.mcpUrl, {
