@@ -36,13 +36,26 @@ export function engineFactory() {
     },
     async closeAll() {
       for (const o of opened.splice(0)) {
-        await o.engine.stop(0);
+        // Bounded: an engine whose attempt ignores its abort fails the test instead of hanging it.
+        const stopped = new AbortController();
+        await Promise.race([
+          o.engine.stop(0).finally(() => stopped.abort()),
+          sleep(10_000, undefined, { signal: stopped.signal }).then(
+            () => Promise.reject(new Error('engine.stop(0) did not return within 10 s')),
+            () => undefined,
+          ),
+        ]);
         await o.pool.close();
         o.connection.close();
       }
     },
     removeDir: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** The task's terminal row, or a rejection after `timeoutMs`: a test never waits on a task forever. */
+export function settled(engine: TaskEngine, taskId: string, timeoutMs = 15_000) {
+  return engine.waitFor(taskId, undefined, AbortSignal.timeout(timeoutMs));
 }
 
 /** Waits (bounded) until `probe` is true. */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
 import { OwnedTaskStore, type TaskHandler } from '../src/index.ts';
-import { engineFactory } from './engine-helper.ts';
+import { engineFactory, settled } from './engine-helper.ts';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -99,7 +99,7 @@ test('a task parks with unique keys, ignores wrong keys, resumes on the last ans
     'a round-1 key is stale in round 2',
   );
   second.answer(task.id, { 'r2-sure': { action: 'accept' } }, 'alice');
-  const done = await second.waitFor(task.id);
+  const done = await settled(second, task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done!.result!), { name: 'Ada', colour: 'teal', sure: { action: 'accept' } });
   assert.equal(runs, 3);

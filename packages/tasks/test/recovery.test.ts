@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { after, afterEach, test } from 'node:test';
 import { inTransaction, StaleAttemptError } from '@reflow/db';
-import { engineFactory, gated, until } from './engine-helper.ts';
+import { engineFactory, gated, until, settled } from './engine-helper.ts';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -95,13 +95,13 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
   engine.start();
   await until(() => job.waiting() === 1, 'the lapsed task to be reclaimed');
   assert.equal(engine.get(lapsed)!.attempt, 2);
-  const failed = await engine.waitFor(spent);
+  const failed = await settled(engine, spent);
   assert.equal(failed?.status, 'failed');
   assert.equal(failed?.attempt, 3, 'never claimed a fourth time');
   assert.deepEqual(failed?.error?.code, -32603);
   assert.match(failed!.error!.message, /Gave up after 3 attempt\(s\): each time, the process running it stopped/);
   job.openNext();
-  assert.equal((await engine.waitFor(lapsed))?.status, 'completed');
+  assert.equal((await settled(engine, lapsed))?.status, 'completed');
 });
 
 test('tasks with overlapping scopes run one after the other; disjoint ones run together', async () => {
@@ -122,7 +122,7 @@ test('tasks with overlapping scopes run one after the other; disjoint ones run t
   await until(() => job.waiting() === 1, 'b to start after a and c finished');
   assert.ok(engine.get(b)!.startedAt! >= Math.max(engine.get(a)!.finishedAt!, engine.get(c)!.finishedAt!));
   job.openNext();
-  assert.equal((await engine.waitFor(b))?.status, 'completed');
+  assert.equal((await settled(engine, b))?.status, 'completed');
 });
 
 test('an expired task reads as expired to its owner only, before and after the sweep; unknown ids are not expired', async () => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
 import { openDatabase } from '@reflow/db';
 import { PermanentTaskError, type TaskHandler } from '../src/index.ts';
-import { engineFactory, gated, until } from './engine-helper.ts';
+import { engineFactory, gated, until, settled } from './engine-helper.ts';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -38,7 +38,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(again.created, false);
   assert.equal(again.task.id, a.task.id);
   assert.equal(engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } }).created, true);
-  const done = await engine.waitFor(a.task.id);
+  const done = await settled(engine, a.task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done!.result!), { doubled: 42 });
   assert.deepEqual(
@@ -74,13 +74,13 @@ test('a failing attempt is retried; a task out of attempts fails with the reason
   };
   const { engine } = engineOn(freshPath(), [flaky, broken, refused]);
   engine.start();
-  const f = await engine.waitFor(engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
+  const f = await settled(engine, engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
   assert.equal(f?.status, 'completed');
   assert.equal(f?.attempt, 2);
-  const b = await engine.waitFor(engine.create({ owner: 'o', kind: 'broken', input: {} }).task.id);
+  const b = await settled(engine, engine.create({ owner: 'o', kind: 'broken', input: {} }).task.id);
   assert.equal(b?.status, 'failed');
   assert.match(b!.error!.message, /Failed after 2 attempt\(s\): always broken/);
-  const r = await engine.waitFor(engine.create({ owner: 'o', kind: 'refused', input: {} }).task.id);
+  const r = await settled(engine, engine.create({ owner: 'o', kind: 'refused', input: {} }).task.id);
   assert.deepEqual([r?.status, r?.attempt, r?.error?.code], ['failed', 1, -32602]);
 });
 
@@ -154,7 +154,7 @@ test('after a restart the new process reclaims the task; the old attempt, still 
   assert.equal(sideEffects.n, 0, 'its commit rolled back');
   assert.ok(!fresh.engine.queries.tasks.events(task.id).some((e) => e.attempt === 1 && e.kind === 'completed'));
   next.openNext();
-  const done = await fresh.engine.waitFor(task.id);
+  const done = await settled(fresh.engine, task.id);
   assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
   assert.deepEqual(JSON.parse(done!.result!), { input: {} }, "the result is the live attempt's");
 });

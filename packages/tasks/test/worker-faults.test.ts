@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, test } from 'node:test';
 import { newStopFlag, raiseStopFlag, type TaskHandler } from '../src/index.ts';
-import { engineFactory, until } from './engine-helper.ts';
+import { engineFactory, until, settled } from './engine-helper.ts';
 import type { Misbehaviour } from './workers/misbehaving-worker.ts';
 
 const WORKER = fileURLToPath(new URL('./workers/misbehaving-worker.ts', import.meta.url));
@@ -36,18 +36,18 @@ const inWorker: TaskHandler<{ mode: Misbehaviour }> = {
 test('a worker thread that exits or runs out of memory fails its attempt; retried, then failed with the reason; the pool carries on', async () => {
   const { engine } = engines.open(engines.freshPath(), [inWorker], { maxAttempts: 2, maxOldGenerationSizeMb: 32 });
   engine.start();
-  const crashed = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } }).task.id);
+  const crashed = await settled(engine, engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } }).task.id);
   assert.equal(crashed?.status, 'failed');
   assert.equal(crashed?.attempt, 2, 'retried once');
   assert.match(crashed!.error!.message, /^Failed after 2 attempt\(s\): .*exit/i);
-  const oom = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } }).task.id);
+  const oom = await settled(engine, engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } }).task.id);
   assert.equal(oom?.status, 'failed');
   assert.match(oom!.error!.message, /^Failed after 2 attempt\(s\): .*memory/i);
   // The pool replaced the dead threads: the next task runs.
   const next = engine.create({ owner: 'o', kind: 'worker', input: { mode: 'cooperative', n: 1 } as never }).task.id;
   await until(() => started > 0, 'a fresh worker to start');
   engine.cancel(next, 'o');
-  assert.equal((await engine.waitFor(next))?.status, 'cancelled');
+  assert.equal((await settled(engine, next))?.status, 'cancelled');
 });
 
 test('cancel: a worker that checks the flag stops; one that ignores it is terminated after the grace period', async () => {
