@@ -16,11 +16,14 @@ export interface Snapshot {
 /** Placements may shift by at most a day's worth of flex; a day either side covers every candidate. */
 const MARGIN_DAYS = 1;
 
-/** The local days a reflow reads and may write: its window and a margin day either side. */
+/**
+ * The local days a reflow reads and may write: its window and a margin day either side. Calendar
+ * arithmetic on dates (in UTC, which has no clock changes), never in the server process's zone.
+ */
 function readDays(input: ReflowInput): { first: string; last: string } {
   return {
-    first: DateTime.fromISO(input.from).minus({ days: MARGIN_DAYS }).toISODate()!,
-    last: DateTime.fromISO(input.to).plus({ days: MARGIN_DAYS }).toISODate()!,
+    first: DateTime.fromISO(input.from, { zone: 'utc' }).minus({ days: MARGIN_DAYS }).toISODate()!,
+    last: DateTime.fromISO(input.to, { zone: 'utc' }).plus({ days: MARGIN_DAYS }).toISODate()!,
   };
 }
 
