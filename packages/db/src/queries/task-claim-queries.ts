@@ -110,8 +110,9 @@ export function taskClaimQueries(db: Db) {
       );
     },
 
-    renewLease(fence: AttemptFence, until: number): boolean {
-      return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence)).run().changes === 1;
+    /** Extends the attempt's lease to `until`; false when it lost its fence at `now` (then it must stop). */
+    renewLease(fence: AttemptFence, until: number, now: number): boolean {
+      return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence, now)).run().changes === 1;
     },
 
     /**
@@ -126,7 +127,7 @@ export function taskClaimQueries(db: Db) {
             tx
               .update(tasks)
               .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt })
-              .where(fenced(fence))
+              .where(fenced(fence, now))
               .run().changes === 1;
           if (ok)
             tx.insert(taskEvents)
