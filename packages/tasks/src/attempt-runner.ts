@@ -52,6 +52,8 @@ export async function runAttempt(
   heartbeat.unref();
   const progress = new ProgressThrottle((message, data) => {
     if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
+    // Refused: the task was cancelled, expired or taken over (after a stall). Stop now rather than at the next heartbeat.
+    else if (!abort.signal.aborted) abort.abort(new AttemptInterrupted('lease lost'));
   }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   log.info('task attempt started');
   try {
