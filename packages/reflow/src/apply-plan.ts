@@ -1,5 +1,6 @@
 import type { BookingRow, Queries } from '@reflow/db';
 import type { Move, Plan, Unresolved as SolverUnresolved } from '@reflow/solver';
+import { PermanentTaskError } from '@reflow/tasks';
 import { confirmedAround } from './slot-conflicts.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -27,11 +28,19 @@ export interface ApplyHooks {
 export function applyPlan(
   taskId: string,
   plan: Plan,
-  snapshot: Pick<Snapshot, 'versions'>,
+  snapshot: Pick<Snapshot, 'versions' | 'generation'>,
   queries: Queries,
   now: number,
   hooks: ApplyHooks = {},
 ): Applied {
+  // Booking versions restart when the site is re-imported: same id and version may be another booking.
+  const generation = queries.site.getSite()?.generation;
+  if (generation !== snapshot.generation)
+    throw new PermanentTaskError(
+      'The site was re-imported after this reflow read it; nothing was applied. Run the reflow again.',
+      -32602,
+      { code: 'RFL_SITE_REPLACED', readGeneration: snapshot.generation, siteGeneration: generation ?? null },
+    );
   const unresolved: Unresolved[] = [];
   const unchanged = (row: BookingRow | undefined, id: string): row is BookingRow =>
     row !== undefined && row.version === snapshot.versions[id] && row.status === 'confirmed';

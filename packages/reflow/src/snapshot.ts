@@ -10,6 +10,8 @@ export interface Snapshot {
   timezone: string;
   /** The version of every booking the plan may touch, to re-check at apply time. */
   versions: Record<string, number>;
+  /** The site's generation: a re-import restarts booking versions, so the apply checks this first. */
+  generation: number;
   bookings: Record<string, BookingRow>;
 }
 
@@ -66,6 +68,7 @@ export function readSnapshot(input: ReflowInput, queries: Queries): Snapshot {
   }
   return {
     timezone: zone,
+    generation: site.generation,
     versions,
     bookings,
     problem: {
