@@ -36,6 +36,25 @@ export interface MigrateOptions {
 export function migrateDatabase(connection: Connection, options: MigrateOptions = {}): void {
   const migrations = readMigrationFiles({ migrationsFolder: options.folder ?? migrationsFolder() });
   const { sqlite } = connection;
+  // Another process may be migrating and seeding (a second or so, longer on a loaded machine):
+  // starting up may wait longer for the lock than a request would.
+  const busyTimeoutMs = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma(`busy_timeout = ${Math.max(busyTimeoutMs, STARTUP_BUSY_TIMEOUT_MS)}`);
+  try {
+    migrateInTransaction(connection, migrations, options.andThen);
+  } finally {
+    sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  }
+}
+
+const STARTUP_BUSY_TIMEOUT_MS = 60_000;
+
+function migrateInTransaction(
+  connection: Connection,
+  migrations: ReturnType<typeof readMigrationFiles>,
+  andThen: (() => void) | undefined,
+): void {
+  const { sqlite } = connection;
   inTransaction(connection, () => {
     sqlite.exec(
       `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)`,
@@ -49,7 +68,7 @@ export function migrateDatabase(connection: Connection, options: MigrateOptions 
       for (const statement of migration.sql) if (statement.trim()) sqlite.exec(statement);
       record.run(migration.hash, migration.folderMillis);
     }
-    options.andThen?.();
+    andThen?.();
   });
 }
 
