@@ -138,24 +138,24 @@ test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still
   assert.equal(row('bk-walk-in').status, 'confirmed');
 });
 
-test('bookings the plan could not move need rebooking, unless edited meanwhile; each is audited with its reason', () => {
+test('bookings the plan could not place need rebooking; one edited meanwhile is left as it is and reported changed', () => {
   const { connection, queries, row, A, B } = setUp('unresolved');
   const unresolved = [
     { bookingId: A.id, code: 'no_suitable_room' as const, reason: 'no room fits' },
     { bookingId: B.id, code: 'no_suitable_room' as const, reason: 'no room fits' },
   ];
   const plan: Plan = { ...chainPlan(A, B, A), moves: [], unresolved, movedBound: 0 };
-  // B is edited after the snapshot: it keeps its state and is reported as it was planned.
+  // B is edited after the snapshot: it keeps its state, and is reported changed instead of the solver's reason.
   connection.sqlite.prepare('UPDATE bookings SET version = version + 1 WHERE id = ?').run(B.id);
   const applied = inTransaction(connection, () =>
-    applyPlan('t1', plan, { versions: { [A.id]: A.version, [B.id]: B.version } }, queries, 1),
+    applyPlan('t1', plan, { versions: { [A.id]: A.version, [B.id]: B.version }, generation: 1 }, queries, 1),
   );
   assert.deepEqual(applied.moves, []);
   assert.deepEqual(
     applied.unresolved.map((u) => [u.bookingId, u.code]),
     [
       [A.id, 'no_suitable_room'],
-      [B.id, 'no_suitable_room'],
+      [B.id, 'changed'],
     ],
   );
   assert.deepEqual([row(A.id).status, row(A.id).version], ['needs_rebooking', A.version + 1]);
@@ -165,6 +165,9 @@ test('bookings the plan could not move need rebooking, unless edited meanwhile; 
     .all();
   assert.deepEqual(
     audited,
-    [A.id, B.id].sort().map((id) => ({ booking_id: id, code: 'no_suitable_room' })),
+    [
+      { booking_id: A.id, code: 'no_suitable_room' },
+      { booking_id: B.id, code: 'changed' },
+    ].sort((x, y) => x.booking_id.localeCompare(y.booking_id)),
   );
 });
