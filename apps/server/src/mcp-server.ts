@@ -89,10 +89,17 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
             `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`,
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));
-        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+        const { task, created } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
+        // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
+        // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
+        const cancelWithRequest = () => void (created && services.engine.cancel(task.id, call.principal));
+        if (call.signal.aborted) cancelWithRequest();
+        call.signal.addEventListener('abort', cancelWithRequest, { once: true });
         void call.reportProgress(task.statusMessage ?? 'Queued');
-        const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
+        const done = await services.engine
+          .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
+          .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
         if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
         if (done.status === 'completed') return JSON.parse(done.result!);
         if (done.status === 'failed')

@@ -65,10 +65,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
       }
+      // The client hanging up before the answer is written cancels the request (2026-07-28
+      // transports/cancellation): the SDK aborts the handler's signal when this one aborts.
+      const hangUp = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
+      });
       const webRequest = new Request(url, {
         method: request.method,
         headers,
         body: body && body.length ? body : undefined,
+        signal: hangUp.signal,
       });
       const response = await handler.fetch(webRequest, {
         authInfo,
