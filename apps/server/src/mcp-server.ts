@@ -72,12 +72,14 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       description: REFLOW_DESCRIPTION,
       inputSchema: reflowToolArgsSchema,
       outputSchema: reflowToolOutputSchema,
+      // The approval question waits for an answer through tasks/update: only a task can carry it.
+      taskOnly: (args) => args.confirm === true,
       start: ({ background: _, ...args }, call) => {
-        // The approval question is an elicitation: ask it only of a client that said it can answer one.
-        if (args.confirm && !call.clientCapabilities.elicitation)
+        // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
+        if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
           throw new MissingRequiredClientCapabilityError(
-            { requiredCapabilities: { elicitation: {} } } as never,
-            'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
+            { requiredCapabilities: { elicitation: { form: {} } } } as never,
+            'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }).task);
@@ -150,6 +152,18 @@ function backgroundAnswer(task: ReturnType<typeof toTaskView>) {
     ttlMs: task.ttlMs,
   };
   return { content: [{ type: 'text' as const, text }], structuredContent: { background } };
+}
+
+/**
+ * Whether the declared capabilities accept a form-mode elicitation: `elicitation: {}` means form
+ * mode (the spec's backwards-compatible reading); otherwise `form` must be named. URL-only clients
+ * must not be sent a form (MCP 2025-11-25 and later: "Servers MUST NOT send elicitation requests
+ * with modes that are not supported by the client").
+ */
+function acceptsFormElicitation(capabilities: Record<string, unknown>): boolean {
+  const elicitation = capabilities.elicitation;
+  if (elicitation === null || typeof elicitation !== 'object' || Array.isArray(elicitation)) return false;
+  return Object.keys(elicitation).length === 0 || Object.hasOwn(elicitation, 'form');
 }
 
 /** Domain input errors become tool errors with the message that names what was wrong. */

@@ -28,6 +28,12 @@ export interface TaskToolDefinition<Args> {
    */
   taskSupport?: 'optional' | 'required';
   /**
+   * For an `optional` tool: whether these arguments can be served only as a task (say, the work
+   * waits for an answer through tasks/update). A client that did not declare the extension then
+   * gets -32021 before any work, as for a `required` tool.
+   */
+  taskOnly?(args: Args): boolean;
+  /**
    * Durable path, for clients that declared the extension: create the task and return it at once,
    * or first ask the caller for input in this same call (an InputRequiredResult, SEP-2322).
    */

@@ -99,8 +99,13 @@ export class TasksExtension {
       const declared = declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined);
       if (tool?.taskSupport === 'required' && !declared)
         throw missingTasksCapability(`Tool ${request.params.name} runs only as a task: it`);
-      if (!tool || !declared) return inner(request, ctx);
+      if (!tool) return inner(request, ctx);
       const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+      if (!declared) {
+        if (parsed.success && tool.taskOnly?.(parsed.data))
+          throw missingTasksCapability(`Tool ${request.params.name} with these arguments runs only as a task: it`);
+        return inner(request, ctx);
+      }
       if (!parsed.success)
         return {
           content: [{ type: 'text', text: invalidArguments(request.params.name, parsed.error) }],
