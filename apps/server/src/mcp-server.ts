@@ -2,6 +2,7 @@ import {
   McpServer,
   MissingRequiredClientCapabilityError,
   ProtocolError,
+  ProtocolErrorCode,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
@@ -75,6 +76,12 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       // The approval question waits for an answer through tasks/update: only a task can carry it.
       taskOnly: (args) => args.confirm === true,
       start: ({ background: _, ...args }, call) => {
+        // Only the 2026-07-28 extension's tasks can wait for the answer (tasks/update).
+        if (args.confirm && !call.canAskForInput)
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `confirm: true waits for an approval answered through tasks/update, which the 2025-11-25 task API does not have; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension, or call without confirm`,
+          );
         // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
         if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
           throw new MissingRequiredClientCapabilityError(
@@ -88,7 +95,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         // Clients without the extension get the same durable task, waited for here.
         if (args.confirm)
           throw new Error(
-            `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`,
+            `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));
         const { task, created } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
@@ -115,7 +122,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
     const tasks =
       ctx.era === 'legacy'
-        ? new LegacyTasks({ store, principal: principalOf })
+        ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local })
         : new TasksExtension({ store, principal: principalOf });
     tasks.tool('reflow_month', reflowMonth);
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);

@@ -13,6 +13,11 @@ export interface ToolCall {
   reportProgress(message: string): Promise<void>;
   /** The capabilities this request declared (2026-07-28: per request), e.g. `elicitation`: ask only what the client can answer. */
   clientCapabilities: Record<string, unknown>;
+  /**
+   * Whether a task started by this call can ask its caller for input mid-task (input_required,
+   * answered through tasks/update). False for the 2025-11-25 task API, which has no tasks/update.
+   */
+  canAskForInput: boolean;
   /** Answers a retried tools/call carries for input requested in an earlier round (SEP-2322), by key. */
   inputResponses?: Record<string, unknown>;
 }

@@ -129,6 +129,7 @@ export class TasksExtension {
       principal: this.#principal(ctx),
       signal: ctx.mcpReq.signal,
       clientCapabilities: clientCapabilities(ctx.mcpReq.envelope as Record<string, unknown> | undefined),
+      canAskForInput: true,
       ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
       reportProgress: progressReporter(ctx),
     };
