@@ -57,7 +57,7 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
 
   const stateFile = join(dir, 'tasks.json');
   const call = reflow(
-    ['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile],
+    ['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile, '--poll'],
     { REFLOW_TOKEN: 'token-from-env' },
   );
   const started = performance.now();

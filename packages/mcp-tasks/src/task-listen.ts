@@ -16,6 +16,7 @@ import { declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
 const MAX_TASK_IDS = 100;
 const MAX_TASK_ID_LENGTH = 200;
 const KEEP_ALIVE_MS = 15_000;
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** What serving a listen needs from the task store: follow one task the principal can see. */
 export interface TaskFollower {
@@ -165,17 +166,32 @@ export class TaskListenRouter {
     };
     let started = false;
     const honoured: string[] = [];
+    // A task that expires cannot be shown any more; once none of the followed tasks is left to
+    // change (ended or gone) and one of them is gone, the stream ends, so no client waits on nothing.
+    const live = new Set<string>();
+    const forget = (taskId: string, gone: boolean) => {
+      live.delete(taskId);
+      if (gone && started && live.size === 0) teardown(true);
+    };
     for (const taskId of requested) {
       const stop = store.watch(taskId, principal, (task) => {
-        if (!task) return;
+        if (!task) return forget(taskId, true);
+        if (TERMINAL.has(task.status)) forget(taskId, false);
         if (started) notify(task);
         else keep(task);
       });
       if (!stop) continue;
       stops.push(stop);
       honoured.push(taskId);
+      live.add(taskId);
     }
-    for (const taskId of honoured) keep(await store.get(taskId, principal));
+    for (const taskId of honoured) {
+      const task = await store.get(taskId, principal);
+      if (!task) live.delete(taskId);
+      else if (TERMINAL.has(task.status)) live.delete(taskId);
+      keep(task);
+    }
+    const anyGone = honoured.some((taskId) => !latest.has(taskId));
 
     const body = new ReadableStream<Uint8Array>({
       start: (c) => {
@@ -191,6 +207,7 @@ export class TaskListenRouter {
           if (seen) notify(seen.task);
         }
         started = true;
+        if (anyGone && live.size === 0) return teardown(true);
         keepAlive = setInterval(() => write(': keepalive\n\n'), this.#o.keepAliveMs);
         keepAlive.unref();
         this.#open.add(teardown);
