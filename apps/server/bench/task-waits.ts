@@ -29,7 +29,7 @@ export async function waitTerminal(mcpUrl: string, taskId: string, everyMs = 100
  * Follows a task by subscriptions/listen instead (Task Status Notifications): one request, held
  * open until the terminal notification arrives. Resolves with that notification's task.
  */
-export async function listenTerminal(mcpUrl: string, taskId: string, timeoutMs = 120_000): Promise<any> {
+export async function listenTerminal(mcpUrl: string, taskId: string, timeoutMs = 900_000): Promise<any> {
   const abort = new AbortController();
   const timer = setTimeout(
     () => abort.abort(new Error(`no terminal notification for ${taskId} in ${timeoutMs} ms`)),
