@@ -39,7 +39,7 @@ export function formatReport(d: ReportData): string {
   const span = (label: string, value: (x: Sample) => number, digits = 0) => {
     const values = d.samples.map(value);
     if (!values.length) return `${label} -`;
-    return `${label} ${values[0]!.toFixed(digits)}→${Math.max(...values).toFixed(digits)}→${values.at(-1)!.toFixed(digits)}`;
+    return `${label} ${values[0].toFixed(digits)}→${Math.max(...values).toFixed(digits)}→${values.at(-1)!.toFixed(digits)}`;
   };
   lines.push(
     `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('main heap MB', (x) => x.heapMb ?? 0)}, ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('DB MB', (x) => x.dbBytes / MB, 1)},

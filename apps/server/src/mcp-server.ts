@@ -76,7 +76,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         // The approval question is an elicitation: ask it only of a client that said it can answer one.
         if (args.confirm && !call.clientCapabilities.elicitation)
           throw new MissingRequiredClientCapabilityError(
-            { requiredCapabilities: { elicitation: {} } } as never,
+            { requiredCapabilities: { elicitation: {} } },
             'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));

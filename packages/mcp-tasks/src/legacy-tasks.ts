@@ -99,7 +99,7 @@ export class LegacyTasks {
       await this.#o.store.cancel(params.taskId, principal);
       return legacyTask((await this.#o.store.get(params.taskId, principal)) ?? task);
     });
-    server.registerCapabilities({ tasks: LEGACY_TASKS_CAPABILITY } as never);
+    server.registerCapabilities({ tasks: LEGACY_TASKS_CAPABILITY });
     this.#attached.add(mcp);
   }
 

@@ -54,8 +54,8 @@ export interface ReflowInput {
 export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInput {
   const monthStart = DateTime.fromISO(`${args.month}-01`);
   if (!monthStart.isValid) throw new ReflowInputError('RFL_BAD_MONTH', `month ${args.month} is not a real month`);
-  const first = monthStart.toISODate()!;
-  const last = monthStart.endOf('month').toISODate()!;
+  const first = monthStart.toISODate();
+  const last = monthStart.endOf('month').toISODate();
   const from = args.from ?? first;
   const to = args.to ?? last;
   for (const [name, value] of [
