@@ -57,6 +57,7 @@ export function findComponents(candidates: Candidate[][]): number[][] {
   }
   const byRoot = new Map<number, number[]>();
   for (let i = 0; i < candidates.length; i++) {
+    // eslint-disable-next-line unicorn/no-array-callback-reference -- the union-find's find takes an element, not a callback
     const root = uf.find(i);
     const list = byRoot.get(root) ?? [];
     list.push(i);

@@ -46,7 +46,7 @@ export function lpText(candidates: Candidate[][], objective: string, extraRows: 
     if (list.length > 1) rows.push(` b${i}: ${sum(list.map((_, k) => name(v + k)))} <= 1`);
     v += list.length;
   });
-  cliqueRows(variables).forEach((row, r) => rows.push(` k${r}: ${sum(row.map(name))} <= 1`));
+  cliqueRows(variables).forEach((row, r) => rows.push(` k${r}: ${sum(row.map((v) => name(v)))} <= 1`));
   rows.push(...extraRows);
   const columns = variables.map((_, i) => name(i));
   const kind = integer
