@@ -92,7 +92,7 @@ function model(group: Placement[], stage: 1 | 2, moved = 0): string {
 }
 
 function chosenIn(group: Placement[], columns: Record<string, unknown> | undefined): Placement[] {
-  const values = (columns ?? {}) as Record<string, { Primal?: number }>;
+  const values = (columns ?? {}) as Partial<Record<string, { Primal?: number }>>;
   return group.filter((_, i) => (values[`x${i}`]?.Primal ?? 0) > 0.5);
 }
 

@@ -33,7 +33,7 @@ export function byRoom(candidates: Candidate[]): Candidate[][] {
   );
   const groups: Candidate[][] = [];
   for (const c of sorted) {
-    const last = groups[groups.length - 1];
+    const last = groups.at(-1);
     if (last && last[0].roomId === c.roomId) last.push(c);
     else groups.push([c]);
   }

@@ -97,8 +97,8 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
   assert.equal(engine.get(lapsed)!.attempt, 2);
   const failed = await engine.waitFor(spent);
   assert.equal(failed?.status, 'failed');
-  assert.equal(failed?.attempt, 3, 'never claimed a fourth time');
-  assert.deepEqual(failed?.error?.code, -32603);
+  assert.equal(failed.attempt, 3, 'never claimed a fourth time');
+  assert.deepEqual(failed.error?.code, -32603);
   assert.match(failed.error.message, /Gave up after 3 attempt\(s\): each time, the process running it stopped/);
   job.openNext();
   assert.equal((await engine.waitFor(lapsed))?.status, 'completed');

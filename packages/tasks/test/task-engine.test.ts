@@ -77,7 +77,7 @@ test('a failing attempt is retried; a task out of attempts fails with the reason
   engine.start();
   const f = await engine.waitFor(engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
   assert.equal(f?.status, 'completed');
-  assert.equal(f?.attempt, 2);
+  assert.equal(f.attempt, 2);
   const b = await engine.waitFor(engine.create({ owner: 'o', kind: 'broken', input: {} }).task.id);
   assert.equal(b?.status, 'failed');
   assert.match(b.error!.message, /Failed after 2 attempt\(s\): always broken/);

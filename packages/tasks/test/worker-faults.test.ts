@@ -38,7 +38,7 @@ test('a worker thread that exits or runs out of memory fails its attempt; retrie
   engine.start();
   const crashed = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } }).task.id);
   assert.equal(crashed?.status, 'failed');
-  assert.equal(crashed?.attempt, 2, 'retried once');
+  assert.equal(crashed.attempt, 2, 'retried once');
   assert.match(crashed.error!.message, /^Failed after 2 attempt\(s\): .*exit/i);
   const oom = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } }).task.id);
   assert.equal(oom?.status, 'failed');
