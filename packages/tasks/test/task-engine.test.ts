@@ -10,7 +10,7 @@ import { engineFactory } from './engine-helper.ts';
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
 after(() => engines.removeDir());
-const engineOn = engines.open;
+const engineOn: typeof engines.open = (...args) => engines.open(...args);
 const freshPath = engines.freshPath;
 
 const echo: TaskHandler<{ value: number }> = {
