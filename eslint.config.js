@@ -48,6 +48,8 @@ export default defineConfig(
         'error',
         { considerDefaultExhaustiveForUnions: true, requireDefaultForNonUnion: false },
       ],
+      // A closure that may run before a variable's one assignment (a timer it clears) needs a let.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       // A leading underscore names what is left out on purpose (a rest sibling, an unused argument).
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -151,7 +151,7 @@ function guard<T>(fn: () => T): T {
     return fn();
   } catch (error) {
     if (error instanceof ReflowInputError || error instanceof CreationLimitError)
-      throw new Error(`${error.code}: ${error.message}`);
+      throw new Error(`${error.code}: ${error.message}`, { cause: error });
     throw error;
   }
 }

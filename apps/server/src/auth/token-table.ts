@@ -102,7 +102,7 @@ export function readTokenFile(path: string): TokenEntry[] {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`Invalid configuration: AUTH_TOKENS_FILE ${path}: ${(error as Error).message}`);
+    throw new Error(`Invalid configuration: AUTH_TOKENS_FILE ${path}: ${(error as Error).message}`, { cause: error });
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {
