@@ -1,12 +1,13 @@
 // tasks/list (2025-11-25) must show each task exactly as tasks/get does: a 2025-era client that
 // follows the list polls at the listed pollInterval. Once it handed out each task's position in
 // the list instead (a view builder passed by reference to Array.prototype.map took the index as
-// its optional pollInterval), and no test compared the two answers.
+// its optional pollInterval), and no test compared the two answers. Each task's 2026-07-28 tasks/get
+// (the same row) must agree with them on every field the two revisions share.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startTestServer, type TestServer } from './helper.ts';
+import { rpc, startTestServer, type TestServer } from './helper.ts';
 
 type LegacyTask = { taskId: string; status: string; pollInterval?: number } & Record<string, unknown>;
 
@@ -34,6 +35,8 @@ async function settled(raw: (m: string, p: Record<string, unknown>) => Promise<a
 }
 
 const withoutMeta = ({ _meta: _, ...task }: Record<string, unknown>) => task;
+const pick = (o: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k)));
 
 test('tasks/list (2025-11-25) shows every field of every task as tasks/get does, on every page', async (t) => {
   // First run: tasks that completed, failed and were cancelled, run by real workers.
@@ -96,6 +99,18 @@ test('tasks/list (2025-11-25) shows every field of every task as tasks/get does,
   for (const task of listed) {
     const got = (await b.raw('tasks/get', { taskId: task.taskId })) as LegacyTask;
     assert.deepEqual(task, withoutMeta(got), `tasks/list and tasks/get disagree on ${task.status} task ${task.taskId}`);
+    // The 2026-07-28 tasks/get of the same row agrees on every field the two revisions share.
+    const modern = (await rpc(server.mcpUrl, 'tasks/get', { taskId: task.taskId })).body.result;
+    const { ttlMs, pollIntervalMs, ...same } = modern;
+    assert.deepEqual(
+      {
+        ...pick(same, ['taskId', 'status', 'statusMessage', 'createdAt', 'lastUpdatedAt']),
+        ttl: ttlMs,
+        pollInterval: pollIntervalMs,
+      },
+      task,
+      `2025-11-25 and 2026-07-28 disagree on ${task.status} task ${task.taskId}`,
+    );
   }
   // Queued tasks are told to wait longer the further back they are: distinct intervals, none an index.
   const queued = listed.filter((x) => x.status === 'working').map((x) => x.pollInterval);
