@@ -165,7 +165,10 @@ async function readMessage(
         .join('\n'),
     )
     .filter(Boolean)
-    .map((d) => JSON.parse(d) as { id?: unknown; result?: unknown; error?: never });
+    .map(
+      (d) =>
+        JSON.parse(d) as { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } },
+    );
   const reply = frames.find((f) => f.id !== undefined && (f.result !== undefined || f.error !== undefined));
   if (!reply) throw new McpError(-32603, 'The stream ended without a response');
   return reply;

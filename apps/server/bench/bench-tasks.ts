@@ -114,15 +114,15 @@ if (phases.has('create')) {
     process.stderr.write(`create: ${setup.label}, ${creators} callers × ${seconds} s…\n`);
     created.push(await measureCreate(scenario, setup, { connections: creators, seconds }));
   }
-  const memory = created[STORAGE_SETUPS.findIndex((s) => s.database === ':memory:')]!;
+  const memory = created[STORAGE_SETUPS.findIndex((s) => s.database === ':memory:')];
   const table = new Table({ head: [...head.slice(0, 5), 'p99 vs :memory:'], style: { head: [], border: [] } });
   STORAGE_SETUPS.forEach((setup, i) =>
-    table.push(row(setup.label, created[i]!, `${(created[i]!.p99Ms / memory.p99Ms).toFixed(2)}×`)),
+    table.push(row(setup.label, created[i], `${(created[i].p99Ms / memory.p99Ms).toFixed(2)}×`)),
   );
   console.log(
     `\nreflow_month → CreateTaskResult, ${creators} concurrent callers, both workers busy\n${table.toString()}`,
   );
-  const durable = created[0]!.p99Ms / memory.p99Ms;
+  const durable = created[0].p99Ms / memory.p99Ms;
   verdicts.push({ text: `durable create p99 ${durable.toFixed(2)}× :memory:`, ok: durable <= 2, target: '≤ 2×' });
   failures += created.reduce((n, f) => n + f.failed, 0);
 }
@@ -163,7 +163,7 @@ if (phases.has('rate')) {
     `\nAdaptive polling: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs})\n${table.toString()}`,
   );
   console.log(
-    `adaptive polling saved ${Math.round(100 * (1 - rates[1]!.polls / rates[0]!.polls))} % of tasks/get requests`,
+    `adaptive polling saved ${Math.round(100 * (1 - rates[1].polls / rates[0].polls))} % of tasks/get requests`,
   );
 }
 

@@ -146,7 +146,7 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
 
 /** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */
 function backgroundAnswer(task: ReturnType<typeof toTaskView>) {
-  const wait = Math.max(1, Math.round((task.pollIntervalMs ?? 1000) / 1000));
+  const wait = Math.max(1, Math.round(task.pollIntervalMs / 1000));
   const text =
     `Started reflow task ${task.taskId} in the background (${task.statusMessage ?? 'queued'}). ` +
     `Call reflow_status with {"taskId":"${task.taskId}"} in about ${wait} s, and again while it says working; ` +
@@ -179,7 +179,7 @@ function guard<T>(fn: () => T): T {
     return fn();
   } catch (error) {
     if (error instanceof ReflowInputError || error instanceof CreationLimitError)
-      throw new Error(`${error.code}: ${error.message}`);
+      throw new Error(`${error.code}: ${error.message}`, { cause: error });
     throw error;
   }
 }

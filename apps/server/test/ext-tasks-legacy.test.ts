@@ -39,7 +39,7 @@ test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to t
 
   const execution = await conn.session.callTool('reflow_month', ARGS, { task: { preference: 'require' } });
   assert.equal(execution.kind, 'task');
-  const taskId = execution.handle!.taskId;
+  const taskId = execution.handle.taskId;
   assert.match(taskId, /^tsk_[0-9a-f]{40}$/);
 
   const { outcome } = await execution.settle();

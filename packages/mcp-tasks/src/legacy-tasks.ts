@@ -96,7 +96,10 @@ export class LegacyTasks {
           page = undefined;
         }
         if (!page) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${params?.cursor}`);
-        return { tasks: page.tasks.map(legacyTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+        return {
+          tasks: page.tasks.map((task) => legacyTask(task)),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+        };
       });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {
       const principal = this.#o.principal(ctx);

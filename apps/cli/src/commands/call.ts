@@ -104,7 +104,7 @@ export function reportCallError(error: unknown, url: string): ExitCode {
   else if (error instanceof HttpError) process.stderr.write(`The server at ${url} answered ${error.message}\n`);
   else
     process.stderr.write(
-      `Could not reach ${url}: ${(error as Error).cause ? String((error as Error & { cause: Error }).cause.message ?? (error as Error).cause) : (error as Error).message}\n`,
+      `Could not reach ${url}: ${(error as Error).cause ? String((error as Error & { cause: { message?: string } }).cause.message ?? (error as Error).cause) : (error as Error).message}\n`,
     );
   return EXIT.error;
 }

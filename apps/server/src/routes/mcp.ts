@@ -107,7 +107,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
 
 function sendResponse(reply: FastifyReply, response: Response) {
   reply.code(response.status);
-  response.headers.forEach((value, name) => reply.header(name, value));
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
   return response.body ? reply.send(Readable.fromWeb(response.body as never)) : reply.send();
 }
 
