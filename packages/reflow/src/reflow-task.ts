@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Connection, Queries } from '@reflow/db';
 import type { Plan, SolveProgress } from '@reflow/solver';
 import type { Applied, ApplyHooks } from './apply-plan.ts';
-import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
+import { newStopFlag, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
 import {
   APPROVAL,
@@ -160,8 +160,7 @@ type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'>;
 type Hooks = Pick<ReflowTaskOptions, 'observe' | 'applyHooks'>;
 
 function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, written: boolean): ReflowResult {
-  const title = (id: string) => s.bookings[id]?.title ?? id;
-  if (!plan) throw new PermanentTaskError('The solver returned no plan');
+  const title = (id: string) => (Object.hasOwn(s.bookings, id) ? s.bookings[id].title : id);
   return {
     moved: applied.moves.length,
     unresolved: applied.unresolved.length,

@@ -9,7 +9,7 @@ import { engineFactory, gated, until, settled } from './engine-helper.ts';
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
 after(() => engines.removeDir());
-const engineOn = engines.open;
+const engineOn: typeof engines.open = (...args) => engines.open(...args);
 const freshPath = engines.freshPath;
 
 const echo: TaskHandler<{ value: number }> = {
@@ -40,7 +40,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } }).created, true);
   const done = await settled(engine, a.task.id);
   assert.equal(done?.status, 'completed');
-  assert.deepEqual(JSON.parse(done!.result!), { doubled: 42 });
+  assert.deepEqual(JSON.parse(done.result!), { doubled: 42 });
   assert.deepEqual(
     engine.queries.tasks.events(a.task.id).map((e) => e.kind),
     ['created', 'claimed', 'progress', 'completed'],
@@ -76,10 +76,10 @@ test('a failing attempt is retried; a task out of attempts fails with the reason
   engine.start();
   const f = await settled(engine, engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
   assert.equal(f?.status, 'completed');
-  assert.equal(f?.attempt, 2);
+  assert.equal(f.attempt, 2);
   const b = await settled(engine, engine.create({ owner: 'o', kind: 'broken', input: {} }).task.id);
   assert.equal(b?.status, 'failed');
-  assert.match(b!.error!.message, /Failed after 2 attempt\(s\): always broken/);
+  assert.match(b.error!.message, /Failed after 2 attempt\(s\): always broken/);
   const r = await settled(engine, engine.create({ owner: 'o', kind: 'refused', input: {} }).task.id);
   assert.deepEqual([r?.status, r?.attempt, r?.error?.code], ['failed', 1, -32602]);
 });

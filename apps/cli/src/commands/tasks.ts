@@ -55,7 +55,7 @@ function printList(page: any): void {
   console.log(page.tasks.length ? rows.toString() : 'No tasks match.');
   console.log(
     Object.entries(page.counts)
-      .map(([s, n]) => `${s} ${n}`)
+      .map(([s, n]) => `${s} ${String(n)}`)
       .join(' · '),
   );
   if (page.nextCursor) console.log(`More: --cursor ${page.nextCursor}`);
@@ -148,7 +148,7 @@ export function tasksCommand(): Command {
         const query = new URLSearchParams();
         for (const key of ['status', 'kind', 'since', 'limit', 'cursor'] as const)
           if (o[key] !== undefined) query.set(key, String(o[key]));
-        const page = await call(o, 'GET', `/tasks${query.size ? `?${query}` : ''}`);
+        const page = await call(o, 'GET', `/tasks${query.size ? `?${query.toString()}` : ''}`);
         if (o.json) console.log(JSON.stringify(page, null, 2));
         else printList(page);
       }),

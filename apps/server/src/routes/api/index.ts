@@ -5,7 +5,7 @@ import { sharedSchemas } from './api-schemas.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
-const ALLOWED_QUERY: Record<string, string[]> = {
+const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
   '/api/tasks': ['status', 'kind', 'since', 'limit', 'cursor'],
   '/api/bookings': ['month', 'room'],
 };
