@@ -18,7 +18,7 @@ export default defineConfig(
     languageOptions: {
       parserOptions: {
         projectService: {
-          allowDefaultProject: [...PAGE, ...SCRIPTS],
+          allowDefaultProject: [...PAGE, ...SCRIPTS, 'stryker.config.mjs'],
           defaultProject: 'tsconfig.javascript.json',
           maximumDefaultProjectFileMatchCount_THIS_WILL_SLOW_DOWN_LINTING: 16,
         },

@@ -12,7 +12,7 @@ const undetected = results.filter((m) => m.status === 'Survived' || m.status ===
 const total = detected.length + undetected.length;
 for (const m of undetected)
   console.log(
-    `${m.status.toLowerCase()}: ${m.fileName.replace(`${process.cwd()}/`, '')}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${JSON.stringify(m.replacement ?? '')}`,
+    `${m.status.toLowerCase()}: ${m.fileName.replace(`${process.cwd()}/`, '')}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} -> ${JSON.stringify(m.replacement)}`,
   );
 const score = total === 0 ? 0 : (100 * detected.length) / total;
 console.log(`mutation run took ${((Date.now() - started) / 60_000).toFixed(1)} min`);

@@ -51,6 +51,8 @@ function readWhole(path: string): void {
 const writers = new Set<ChildProcess>();
 /** Set when one lane failed: the others stop at their next step instead of running on. */
 let stopped = false;
+/** Read through a call: another lane may set it while this one awaits. */
+const halted = () => stopped;
 
 /** One writer after another rewrites the file and is SIGKILLed at a random moment; reads go on all the while. */
 async function killWritersRepeatedly(path: string, kills: number): Promise<{ reads: number; delays: number[] }> {
@@ -71,7 +73,7 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
   const writer = join(import.meta.dirname, 'state-file-writer.ts');
   let reads = 0;
   const delays: number[] = [];
-  for (let k = 0; k < kills && !stopped; k++) {
+  for (let k = 0; k < kills && !halted(); k++) {
     const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'rewrite'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -82,7 +84,7 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
     );
     // Bounded: the writer says when its first whole rewrite is done, or the test fails.
     const ready = await Promise.race([
-      new Promise<string>((resolve) => child.stdout!.once('data', () => resolve('ready'))),
+      new Promise<string>((resolve) => child.stdout.once('data', () => resolve('ready'))),
       exited.then((how) => `writer ended early (${how})`),
       sleep(60_000, 'writer never got going in 60 s', { ref: false }),
     ]);
@@ -91,7 +93,7 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
     const delay = Math.random() * 150;
     delays.push(delay);
     const killAt = performance.now() + delay;
-    while (performance.now() < killAt && !stopped) {
+    while (performance.now() < killAt && !halted()) {
       readWhole(path);
       reads++;
       await setImmediate();
@@ -125,7 +127,7 @@ test('a writer SIGKILLed at random moments mid-rewrite, many times: every read, 
   const reads = lanes.reduce((n, l) => n + l.reads, 0);
   const delays = lanes.flatMap((l) => l.delays).sort((a, b) => a - b);
   t.diagnostic(
-    `${KILLS} kills at ${delays[0]!.toFixed(0)}–${delays.at(-1)!.toFixed(0)} ms into a rewrite loop, ${reads} whole reads`,
+    `${KILLS} kills at ${delays[0].toFixed(0)}–${delays.at(-1)!.toFixed(0)} ms into a rewrite loop, ${reads} whole reads`,
   );
   assert.ok(reads > KILLS * 2, `reads happened during the rewrites too (${reads})`);
 });

@@ -141,7 +141,8 @@ test('cancel through another server on the same file while the first solves: its
   assert.equal((await rpc(front.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
   assert.equal(solver.services.engine.runningCount, 1, 'the first server is still solving');
   // The solve runs to its end (its heartbeat is seconds away), then tries to commit.
-  while (solver.services.engine.runningCount > 0) {
+  const running = () => solver.services.engine.runningCount;
+  while (running() > 0) {
     assert.ok(Date.now() < deadline + 20_000, 'the attempt ended within 20 s of the cancel');
     await sleep(5);
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
 import { inTransaction, StaleAttemptError } from '@reflow/db';
 import type { RunContext, TaskHandler } from '../src/index.ts';
-import { engineFactory, until } from './engine-helper.ts';
+import { engineFactory, settled, until } from './engine-helper.ts';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -86,7 +86,7 @@ test('a lapsed lease renewed by the heartbeat before the engine looks for work: 
   engine.kick();
   assert.equal(w.attempts.length, 1);
   w.attempts[0].open();
-  const done = await engine.waitFor(task.id);
+  const done = await settled(engine, task.id);
   assert.deepEqual([done?.status, done?.attempt, w.mostAtOnce], ['completed', 1, 1]);
 });
 
@@ -109,7 +109,7 @@ test('concurrency holds when leases lapse: the engine runs other tasks in the fr
   await until(() => w.attempts.length === 3, 'the third task in the freed slot');
   assert.equal(engine.get(ids[2])!.attempt, 1);
   for (const a of w.attempts.slice(1)) a.open();
-  for (const id of ids) assert.equal((await engine.waitFor(id))?.status, 'completed');
+  for (const id of ids) assert.equal((await settled(engine, id))?.status, 'completed');
   assert.equal(w.mostAtOnce, 2);
 });
 
@@ -159,7 +159,7 @@ for (const order of ['writes while the new attempt runs', 'writes after the new 
     const fence = { taskId: task.id, attempt: 1, claimedBy: engineA.instanceId };
     if (order === 'writes after the new attempt finished') {
       b.attempts[0].open();
-      assert.equal((await engineB.waitFor(task.id))?.status, 'completed');
+      assert.equal((await settled(engineB, task.id))?.status, 'completed');
     }
     // The stalled attempt wakes and writes: every write is refused by the fence.
     assert.equal(engineA.queries.tasks.progress(fence, Date.now(), 'stale progress'), false);
@@ -178,7 +178,7 @@ for (const order of ['writes while the new attempt runs', 'writes after the new 
       assert.equal(engineB.get(task.id)!.status, 'working', 'attempt 2 still running, untouched');
       b.attempts[0].open();
     }
-    const done = await engineB.waitFor(task.id);
+    const done = await settled(engineB, task.id);
     assert.deepEqual([done?.status, JSON.parse(done!.result!)], ['completed', { attempt: 2 }]);
     const events = engineB.queries.tasks.events(task.id);
     assert.ok(!events.some((e) => e.message.startsWith('stale')), 'no stale write recorded');
@@ -206,10 +206,10 @@ test('a running attempt whose lease lapsed still holds its scope: an overlapping
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual([w.attempts.length, engine.get(second)!.claimedBy], [1, null], 'the overlapping task waits');
   w.attempts[0].open();
-  assert.equal((await engine.waitFor(first))?.status, 'completed');
+  assert.equal((await settled(engine, first))?.status, 'completed');
   await until(() => w.attempts.length === 2, 'the second task after the first');
   w.attempts[1].open();
-  assert.equal((await engine.waitFor(second))?.status, 'completed');
+  assert.equal((await settled(engine, second))?.status, 'completed');
   assert.equal(w.mostAtOnce, 1);
 });
 
@@ -229,5 +229,5 @@ test('the sweeper does not give up on a task whose last attempt is running here 
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(engine.get(task.id)!.status, 'working', 'not failed under its running attempt');
   w.attempts[0].open();
-  assert.equal((await engine.waitFor(task.id))?.status, 'completed');
+  assert.equal((await settled(engine, task.id))?.status, 'completed');
 });
