@@ -85,7 +85,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
         if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
           throw new MissingRequiredClientCapabilityError(
-            { requiredCapabilities: { elicitation: { form: {} } } } as never,
+            { requiredCapabilities: { elicitation: { form: {} } } },
             'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
           );
         const input = guard(() => resolveReflowArgs(args, services.queries));
