@@ -12,6 +12,7 @@ import {
   REFLOW_KIND,
   ReflowInputError,
   resolveReflowArgs,
+  type ReflowInput,
 } from '@reflow/reflow';
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
@@ -22,6 +23,7 @@ import {
 } from './conformance/index.ts';
 import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
 import { callerOf } from './auth/principal-auth-info.ts';
+import type { Principal } from './auth/token-table.ts';
 import type { Services } from './services.ts';
 import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
@@ -79,7 +81,11 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
             { requiredCapabilities: { elicitation: {} } } as never,
             'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
           );
-        const input = guard(() => resolveReflowArgs(args, services.queries));
+        const input = withApprovalPolicy(
+          guard(() => resolveReflowArgs(args, services.queries)),
+          services,
+          caller,
+        );
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }).task);
       },
       run: async ({ background, ...args }, call) => {
@@ -88,7 +94,11 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
           throw new Error(
             `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`,
           );
-        const input = guard(() => resolveReflowArgs(args, services.queries));
+        const input = withApprovalPolicy(
+          guard(() => resolveReflowArgs(args, services.queries)),
+          services,
+          caller,
+        );
         const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
         void call.reportProgress(task.statusMessage ?? 'Queued');
@@ -126,6 +136,13 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
     caller,
     store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }),
   };
+}
+
+/** APPROVAL=operator: a client's reflow that would write waits for an operator; dry runs and operators' own do not. */
+function withApprovalPolicy(input: ReflowInput, services: Services, caller: Principal): ReflowInput {
+  return services.approval === 'operator' && caller.role === 'client' && !input.dryRun
+    ? { ...input, operatorApproval: true }
+    : input;
 }
 
 /** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */

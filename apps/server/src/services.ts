@@ -16,6 +16,8 @@ export interface Services {
   /** The conformance suite's fixture tools are registered too (MCP_CONFORMANCE_FIXTURES). */
   conformanceFixtures: boolean;
   metrics: Metrics;
+  /** Whose reflows wait for an operator's decision before applying (APPROVAL). */
+  approval: Config['APPROVAL'];
   close(graceMs?: number): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export function createServices(config: Config, logger: Logger): Services {
     engine,
     conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES,
     metrics,
+    approval: config.APPROVAL,
     /** Lets running attempts finish within graceMs or releases them, then closes the pool and the database. */
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);

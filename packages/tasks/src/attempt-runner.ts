@@ -68,7 +68,12 @@ export async function runAttempt(
     progress.flush();
     const now = deps.now();
     if (outcome.status === 'input_required') {
-      queries.inputs.park(fence, now, { requests: outcome.requests, state: outcome.state, message: outcome.message });
+      queries.inputs.park(fence, now, {
+        requests: outcome.requests,
+        state: outcome.state,
+        message: outcome.message,
+        ...(outcome.awaiting ? { awaiting: outcome.awaiting } : {}),
+      });
       deps.onProgress(row.id, outcome.message);
       log.info('task parked waiting for input');
       return 'parked';

@@ -2,11 +2,12 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
+import { approvalRoutes } from './approval-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
 const ALLOWED_QUERY: Record<string, string[]> = {
-  '/api/tasks': ['status', 'kind', 'since', 'limit', 'cursor'],
+  '/api/tasks': ['status', 'kind', 'since', 'awaiting', 'limit', 'cursor'],
   '/api/bookings': ['month', 'room'],
 };
 
@@ -56,4 +57,5 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
 
   await app.register(taskRoutes, { services: options.services });
   await app.register(siteRoutes, { services: options.services });
+  await app.register(approvalRoutes, { services: options.services });
 }
