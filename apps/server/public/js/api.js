@@ -16,24 +16,27 @@ export const token = {
   set: (value) => (value ? sessionStorage.setItem(TOKEN_KEY, value) : sessionStorage.removeItem(TOKEN_KEY)),
 };
 
-async function request(method, path, query) {
+async function request(method, path, query, body) {
   const url = new URL(`/api${path}`, location.origin);
   for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, v);
   const headers = { accept: 'application/json' };
   const bearer = token.get();
   if (bearer) headers.authorization = `Bearer ${bearer}`;
-  const res = await fetch(url, { method, headers });
-  const body = await res.json().catch(() => undefined);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const answer = await res.json().catch(() => undefined);
   if (res.status === 401 || res.status === 403)
-    throw new AuthRequiredError(body?.error ?? 'An operator token is required');
-  if (!res.ok) throw new ApiError(res.status, body);
-  return body;
+    throw new AuthRequiredError(answer?.error ?? 'An operator token is required');
+  if (!res.ok) throw new ApiError(res.status, answer);
+  return answer;
 }
 
 export const api = {
   tasks: (filters) => request('GET', '/tasks', filters),
   task: (id) => request('GET', `/tasks/${encodeURIComponent(id)}`),
   cancel: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/cancel`),
+  approve: (id, reason) => request('POST', `/tasks/${encodeURIComponent(id)}/approve`, {}, reason ? { reason } : {}),
+  reject: (id, reason) => request('POST', `/tasks/${encodeURIComponent(id)}/reject`, {}, { reason }),
   rooms: () => request('GET', '/rooms'),
   bookings: (month) => request('GET', '/bookings', { month }),
 };

@@ -6,6 +6,8 @@ import { renderDetail, renderNoTaskChosen } from './task-detail.js';
 const $ = (id) => document.getElementById(id);
 const state = {
   status: '',
+  /** 'operator' while the "Awaiting approval" filter is on. */
+  awaiting: '',
   kind: '',
   since: '',
   tasks: [],
@@ -44,6 +46,7 @@ function handleFailure(error) {
 function filters() {
   return {
     status: state.status,
+    awaiting: state.awaiting,
     kind: state.kind,
     since: state.since ? new Date(Date.now() - Number(state.since)).toISOString() : undefined,
     limit: 50,
@@ -55,11 +58,18 @@ async function refreshList() {
   state.tasks = page.tasks;
   if (!state.older.length) state.cursor = page.nextCursor;
   state.pollMs = page.pollIntervalMs;
-  renderCounts($('counts'), page.counts, state.status, (status) => {
-    state.status = status;
-    state.older = [];
-    tick();
-  });
+  renderCounts(
+    $('counts'),
+    page.counts,
+    state.awaiting ? 'awaiting' : state.status,
+    (chosen) => {
+      state.awaiting = chosen === 'awaiting' ? 'operator' : '';
+      state.status = chosen === 'awaiting' ? '' : chosen;
+      state.older = [];
+      tick();
+    },
+    page.awaitingApproval,
+  );
   const seen = new Set(state.tasks.map((t) => t.taskId));
   const all = [...state.tasks, ...state.older.filter((t) => !seen.has(t.taskId))];
   renderRows($('task-rows'), all, { selectedId: state.selected, onOpen: open, onCancel: cancel });
@@ -83,7 +93,7 @@ async function refreshDetail() {
       ? `${month.rooms.site.name} · ${month.rooms.site.timezone}`
       : 'Operator console';
   }
-  renderDetail($('detail'), detail, month, { onCancel: cancel });
+  renderDetail($('detail'), detail, month, { onCancel: cancel, onApprove: approve, onReject: reject });
 }
 
 /** One round: list and open task, then wait the server's poll interval. */
@@ -123,6 +133,20 @@ async function cancel(taskId) {
   }
   tick();
 }
+
+/** An operator's decision on a reflow awaiting approval; a refusal (already decided, no reason) is shown as it is. */
+async function decide(call, taskId, reason) {
+  try {
+    await call(taskId, reason);
+    showError('');
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+  tick();
+}
+const approve = (taskId, reason) => decide(api.approve, taskId, reason);
+const reject = (taskId, reason) => decide(api.reject, taskId, reason);
 
 function route() {
   const match = /^#task=(tsk_[0-9a-zA-Z]+)$/.exec(location.hash);

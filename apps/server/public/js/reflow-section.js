@@ -43,7 +43,13 @@ export function reflowSection(reflow, month, view, rerender) {
         stat('total shift', `${s.totalShiftMinutes} min`, s.optimal.shift ? 'proven least' : 'best found'),
         stat(
           'written',
-          s.applied ? 'yes' : 'no (dry run)',
+          s.applied
+            ? 'yes'
+            : reflow.awaitingApproval
+              ? 'not yet'
+              : reflow.operatorDecision?.decision === 'rejected'
+                ? 'no (rejected)'
+                : 'no (dry run)',
           s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined,
         ),
       ),
