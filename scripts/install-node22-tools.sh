@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../tools/node22"
 if [ ! -x node_modules/.bin/node ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  # npm 11's `npm ci` rejects this lock over a Windows-only optional dependency it never installs
-  # here (napi-windows-process-start-time); `npm install` resolves the same tree without changing it.
+  # The lock lists napi-windows-process-start-time, a Windows-only optional dependency never installed
+  # here, because npm 11's `npm ci` refuses a lock without it. Should an npm still disagree with the
+  # lock, `npm install` resolves the same tree.
   npm ci --no-audit --no-fund || npm install --no-audit --no-fund
 fi
 echo "node22 tools: $(node_modules/.bin/node --version) in $(pwd)/node_modules/.bin"

@@ -49,7 +49,7 @@ export function toLocalIso(date: string, minutes: number, zone: string): string 
   return localDateTime(date, minutes, zone).toISO({ suppressMilliseconds: true, includeOffset: true })!;
 }
 
-/** The offline window of DESIGN §3: local midnight of `from` to local midnight after `to`. */
+/** The offline window (docs/solver.md, "The problem"): local midnight of `from` to local midnight after `to`. */
 export function windowMillis(from: string, to: string, zone: string): { start: number; end: number } {
   const start = DateTime.fromISO(from, { zone }).startOf('day');
   const end = DateTime.fromISO(to, { zone }).startOf('day').plus({ days: 1 });

@@ -1,4 +1,4 @@
-// The import format of DESIGN.md §2, as types. Optional fields default as the importer does:
+// The import format (docs/operations.md, "Importing a site"), as types. Optional fields default as the importer does:
 // seriesId none, flexMinutes 0, requiredFeatures [], status "confirmed".
 
 export interface SiteInfo {

@@ -1,4 +1,4 @@
-// A deliberately simple reflow per DESIGN §3, to check the demo is "mostly movable": the most
+// A deliberately simple reflow of the problem in docs/solver.md, to check the demo is "mostly movable": the most
 // constrained booking first, each takes its smallest-shift free placement. It gives a lower
 // bound on what the real solver moves; `movableAlone` (a placement exists ignoring the other
 // moved bookings) is an upper bound.

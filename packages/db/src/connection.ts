@@ -22,7 +22,7 @@ export interface OpenOptions {
   verbose?: (sql: string) => void;
 }
 
-/** Opens a connection with the pragmas every connection must have (DESIGN §2). */
+/** Opens a connection with the pragmas every connection must have (docs/architecture.md). */
 export function openDatabase(path: string, options: OpenOptions = {}): Connection {
   const sqlite = new Database(path, {
     readonly: options.readonly ?? false,

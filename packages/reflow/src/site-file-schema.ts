@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The import format (DESIGN §2). Field names here are the names errors will quote.
+// The import format (docs/operations.md, "Importing a site"). Field names here are the names errors will quote.
 
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time HH:MM');
 const id = z

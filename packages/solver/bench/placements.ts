@@ -1,4 +1,4 @@
-// Every legal placement of every affected booking, enumerated straight from DESIGN §3 for the
+// Every legal placement of every affected booking, enumerated straight from docs/solver.md ("The problem") for the
 // benchmark's reference solvers, deliberately sharing no code with the solver under test.
 import type { Problem, SolverBooking } from '../src/index.ts';
 

@@ -10,7 +10,7 @@ export const tasks = sqliteTable(
     owner: text('owner').notNull(),
     kind: text('kind').notNull(),
     input: text('input', { mode: 'json' }).$type<unknown>().notNull(),
-    /** Same owner + kind + input while working => the same task (see DESIGN §4 Concurrency). */
+    /** Same owner + kind + input while working => the same task (see docs/architecture.md, "A task's path", step 4). */
     dedupeKey: text('dedupe_key').notNull(),
     status: text('status', { enum: TASK_STATUSES }).notNull(),
     statusMessage: text('status_message'),
@@ -30,7 +30,7 @@ export const tasks = sqliteTable(
     finishedAt: integer('finished_at'),
     /**
      * Exclusive scope: two tasks with the same key whose [start, end) ranges overlap never run at
-     * once; the later one stays queued until the earlier one has finished (DESIGN §4 Concurrency).
+     * once; the later one stays queued until the earlier one has finished (docs/architecture.md, "Exclusive scopes").
      */
     scopeKey: text('scope_key'),
     scopeStart: integer('scope_start'),

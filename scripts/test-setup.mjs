@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+// `npm test`'s pretest: installs what the tests need beyond `npm ci`, when it is missing, so that
+// `npm ci && npm test` passes on a fresh machine. Quick and silent when everything is there.
+//   - the Node 22 test tools (MCP Inspector CLI, conformance suite) into tools/node22, from the npm registry;
+//   - Debian's Chromium for the operator page's browser test (apt-get when root; otherwise one line
+//     naming the command to run, and a non-zero exit).
+// Every server the tests need is started by the tests themselves, on free ports.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const tools = join(root, 'tools/node22');
+
+/** The same test as scripts/install-node22-tools.sh, plus the two tools the tests call. */
+function node22ToolsMissing() {
+  const bin = join(tools, 'node_modules/.bin');
+  const installed = join(tools, 'node_modules/.package-lock.json');
+  if (!['node', 'mcp-inspector', 'conformance'].every((name) => existsSync(join(bin, name)))) return true;
+  if (!existsSync(installed)) return true;
+  return statSync(join(tools, 'package-lock.json')).mtimeMs > statSync(installed).mtimeMs;
+}
+
+/** Where the operator page test looks for the browser: CHROMIUM_PATH, else Debian's /usr/bin/chromium. */
+const chromiumPath = () => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+function executable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(command) {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && executable(join(dir, command)));
+}
+
+function run(command, args, env = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  if (result.status !== 0) {
+    console.error(
+      `test setup: \`${[command, ...args].join(' ')}\` failed (${result.error?.message ?? `exit ${result.status}`})`,
+    );
+    process.exit(1);
+  }
+}
+
+if (node22ToolsMissing()) {
+  console.error('test setup: installing the Node 22 test tools into tools/node22 (scripts/install-node22-tools.sh)');
+  run('bash', ['scripts/install-node22-tools.sh']);
+}
+
+if (!executable(chromiumPath())) {
+  const install = 'apt-get update && apt-get install -y --no-install-recommends chromium';
+  if (process.env.CHROMIUM_PATH) {
+    console.error(
+      `test setup: CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable; point it at Chromium or unset it`,
+    );
+    process.exit(1);
+  }
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    console.error(
+      `test setup: the operator page test needs Debian's Chromium at /usr/bin/chromium; run: sudo sh -c '${install}'`,
+    );
+    process.exit(1);
+  }
+  console.error("test setup: installing Debian's Chromium for the operator page test (apt-get)");
+  run('apt-get', ['update', '-q'], { DEBIAN_FRONTEND: 'noninteractive' });
+  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' });
+  if (!executable(chromiumPath())) {
+    console.error('test setup: apt-get installed chromium, but /usr/bin/chromium is still missing');
+    process.exit(1);
+  }
+}
