@@ -127,6 +127,27 @@ test(
     assert.equal(bookingsChecksum(server.databasePath), beforeSecond, 'a rejection moves nothing');
     await page.locator('[data-count="awaiting"] .chip-n', { hasText: '0' }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'approval-rejected.png'), fullPage: true });
+
+    // Started from the form: the operator's own reflow (no approval wait), opened and followed live.
+    await page.locator('#new-reflow summary').click();
+    await page.locator('#reflow-rooms input[value="studio-b"]').check();
+    await page.locator('#reflow-month').fill('2026-09');
+    await page.locator('#reflow-month').dispatchEvent('change');
+    await page.locator('#reflow-from').fill('2026-09-28');
+    await page.locator('#reflow-to').fill('2026-09-30');
+    await page.locator('#reflow-dry-run').uncheck();
+    await page.locator('#reflow-start').click();
+    await page.waitForURL(/#task=tsk_/, { timeout: 15_000 });
+    const formTask = /#task=(tsk_\w+)/.exec(page.url())![1];
+    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    const formDetail = (await api(server.url, 'GET', `/api/tasks/${formTask}`)).body;
+    assert.equal(formDetail.task.owner, 'ops');
+    assert.deepEqual(formDetail.reflow.window, { from: '2026-09-28', to: '2026-09-30' });
+    assert.equal(formDetail.reflow.summary.applied, true);
+    assert.ok(
+      formDetail.events.some((e: any) => e.kind === 'progress'),
+      'it ran through the engine',
+    );
     assert.deepEqual(errors, []);
   },
 );

@@ -38,5 +38,6 @@ export const api = {
   approve: (id, reason) => request('POST', `/tasks/${encodeURIComponent(id)}/approve`, {}, reason ? { reason } : {}),
   reject: (id, reason) => request('POST', `/tasks/${encodeURIComponent(id)}/reject`, {}, { reason }),
   rooms: () => request('GET', '/rooms'),
+  startReflow: (args) => request('POST', '/reflows', {}, args),
   bookings: (month) => request('GET', '/bookings', { month }),
 };

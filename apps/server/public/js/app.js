@@ -2,6 +2,7 @@
 import { api, AuthRequiredError, token } from './api.js';
 import { renderCounts, renderRows } from './task-list.js';
 import { renderDetail, renderNoTaskChosen } from './task-detail.js';
+import { setUpReflowForm } from './reflow-form.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -188,6 +189,7 @@ $('load-more').addEventListener('click', async () => {
     handleFailure(error);
   }
 });
+setUpReflowForm({ onStarted: (taskId) => (location.hash = `task=${taskId}`), onFailure: handleFailure });
 window.addEventListener('hashchange', route);
 document.addEventListener('visibilitychange', () => !document.hidden && tick());
 route();

@@ -3,6 +3,7 @@ import type { Services } from '../../services.ts';
 import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
 import { approvalRoutes } from './approval-routes.ts';
+import { reflowRoutes } from './reflow-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
@@ -58,4 +59,5 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
   await app.register(taskRoutes, { services: options.services });
   await app.register(siteRoutes, { services: options.services });
   await app.register(approvalRoutes, { services: options.services });
+  await app.register(reflowRoutes, { services: options.services });
 }

@@ -1,0 +1,60 @@
+import { REFLOW_KIND, reflowArgsSchema, ReflowInputError, resolveReflowArgs } from '@reflow/reflow';
+import type { FastifyInstance } from 'fastify';
+import type { Services } from '../../services.ts';
+import { BadRequestError } from './api-errors.ts';
+import { toTaskSummary } from './task-presenter.ts';
+
+interface StartBody {
+  month: string;
+  offline_rooms: string[];
+  from?: string;
+  to?: string;
+  dry_run?: boolean;
+}
+
+/**
+ * The console starts reflows: the operator's own task, through the same engine and handler as an
+ * MCP call (so it shows live in the list like any other). An operator's reflow never waits for approval.
+ */
+export async function reflowRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
+  const { engine, queries } = options.services;
+  app.post<{ Body: StartBody }>(
+    '/reflows',
+    {
+      schema: {
+        tags: ['reflows'],
+        summary: "Start a reflow as the calling operator (reflow_month's arguments); answers 202 with the new task",
+        body: {
+          type: 'object',
+          required: ['month', 'offline_rooms'],
+          // Unknown fields are refused by the use case's strict schema (ajv here would drop them silently).
+          properties: {
+            month: { type: 'string', description: 'YYYY-MM' },
+            offline_rooms: { type: 'array', items: { type: 'string' }, description: 'Ids of the rooms going offline' },
+            from: { type: 'string', description: 'First offline day, YYYY-MM-DD (default: the first of the month)' },
+            to: { type: 'string', description: 'Last offline day, inclusive (default: the last of the month)' },
+            dry_run: { type: 'boolean', description: 'Plan only: report the moves without writing them' },
+          },
+        },
+        response: { 202: { $ref: 'TaskSummary#' }, 400: { $ref: 'ApiError#' } },
+      },
+    },
+    async (request, reply) => {
+      const args = reflowArgsSchema.safeParse(request.body);
+      if (!args.success)
+        throw new BadRequestError(args.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
+      let input;
+      try {
+        input = resolveReflowArgs(args.data, queries);
+      } catch (error) {
+        if (error instanceof ReflowInputError)
+          throw Object.assign(new Error(error.message), { statusCode: 400, code: error.code });
+        throw error;
+      }
+      const owner = request.principal?.id ?? 'operator';
+      const { task } = engine.create({ owner, kind: REFLOW_KIND, input });
+      request.log.info({ taskId: task.id, owner }, 'reflow started from the operator API');
+      return reply.code(202).send(toTaskSummary(task));
+    },
+  );
+}
