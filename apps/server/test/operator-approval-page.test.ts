@@ -3,12 +3,13 @@
 // agent's poll ends completed naming the approver; a second one is rejected with a reason (the
 // page insists on one) and moves nothing. The approval view's screenshot goes to docs/.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helper.ts';
+import { assertCsvListsMoves, assertIcsListsMoves } from './changes-check.ts';
 import {
   AGENT,
   api,
@@ -105,6 +106,20 @@ test(
     await detail.locator('[data-decision="approved"]').waitFor({ timeout: 15_000 });
     await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 15_000 });
     assert.notEqual(bookingsChecksum(server.databasePath), beforeFirst);
+
+    // Tell the customers: both downloads read back to exactly the task's moves.
+    const rooms = new Map<string, string>(
+      (await api(server.url, 'GET', '/api/rooms')).body.rooms.map((r: any) => [r.id, r.name]),
+    );
+    const fetched = async (action: string) => {
+      const [file] = await Promise.all([
+        page.waitForEvent('download'),
+        detail.locator(`button[data-action="${action}"]`).click(),
+      ]);
+      return readFileSync((await file.path())!, 'utf8');
+    };
+    assertCsvListsMoves(await fetched('download-csv'), done.result.structuredContent, rooms);
+    assertIcsListsMoves(await fetched('download-ics'), done.result.structuredContent, rooms);
 
     // A second one: reject needs a reason; with one, nothing moves and the agent is told why.
     const second = await startReflowAs(server.mcpUrl, AGENT, { from: '2026-09-21', to: '2026-09-27' });

@@ -31,7 +31,22 @@ async function request(method, path, query, body) {
   return answer;
 }
 
+/** Fetches a file with the operator token (a plain link could not carry it) and hands it to the browser as a download. */
+async function download(path, filename) {
+  const headers = {};
+  const bearer = token.get();
+  if (bearer) headers.authorization = `Bearer ${bearer}`;
+  const res = await fetch(new URL(`/api${path}`, location.origin), { headers });
+  if (!res.ok) throw new ApiError(res.status, await res.json().catch(() => undefined));
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(await res.blob());
+  link.download = filename;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
+
 export const api = {
+  changes: (id, format) => download(`/tasks/${encodeURIComponent(id)}/changes.${format}`, `${id}-changes.${format}`),
   tasks: (filters) => request('GET', '/tasks', filters),
   task: (id) => request('GET', `/tasks/${encodeURIComponent(id)}`),
   cancel: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/cancel`),

@@ -94,7 +94,12 @@ async function refreshDetail() {
       ? `${month.rooms.site.name} · ${month.rooms.site.timezone}`
       : 'Operator console';
   }
-  renderDetail($('detail'), detail, month, { onCancel: cancel, onApprove: approve, onReject: reject });
+  renderDetail($('detail'), detail, month, {
+    onCancel: cancel,
+    onApprove: approve,
+    onReject: reject,
+    onDownload: downloadChanges,
+  });
 }
 
 /** One round: list and open task, then wait the server's poll interval. */
@@ -148,6 +153,15 @@ async function decide(call, taskId, reason) {
 }
 const approve = (taskId, reason) => decide(api.approve, taskId, reason);
 const reject = (taskId, reason) => decide(api.reject, taskId, reason);
+
+async function downloadChanges(taskId, format) {
+  try {
+    await api.changes(taskId, format);
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+}
 
 function route() {
   const match = /^#task=(tsk_[0-9a-zA-Z]+)$/.exec(location.hash);

@@ -12,7 +12,7 @@ function stat(label, value, hint) {
   );
 }
 
-export function reflowSection(reflow, month, view, rerender) {
+export function reflowSection(reflow, month, view, rerender, taskId, actions = {}) {
   const s = reflow.summary;
   const changed = reflow.moves.length + reflow.unresolvedBookings.length > 0;
   const toggle = (mode, label) =>
@@ -52,6 +52,25 @@ export function reflowSection(reflow, month, view, rerender) {
                 : 'no (dry run)',
           s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined,
         ),
+      ),
+    s?.applied &&
+      actions.onDownload &&
+      el(
+        'div',
+        { class: 'exports' },
+        el('span', { class: 'muted', text: 'Tell the customers:' }),
+        el('button', {
+          type: 'button',
+          'data-action': 'download-csv',
+          text: 'Download CSV',
+          onclick: () => actions.onDownload(taskId, 'csv'),
+        }),
+        el('button', {
+          type: 'button',
+          'data-action': 'download-ics',
+          text: 'Download calendar (.ics)',
+          onclick: () => actions.onDownload(taskId, 'ics'),
+        }),
       ),
     month
       ? el(

@@ -50,7 +50,7 @@ export function renderDetail(container, detail, month, actions) {
     detail.reflow?.awaitingApproval && approvalPanel(task, detail.reflow, view, rerender, actions),
     detail.reflow?.operatorDecision && decisionNote(detail.reflow.operatorDecision),
     history(detail.events),
-    detail.reflow && reflowSection(detail.reflow, month, view, rerender),
+    detail.reflow && reflowSection(detail.reflow, month, view, rerender, task.taskId, actions),
     facts(detail),
   ];
   container.replaceChildren(...sections.filter(Boolean));

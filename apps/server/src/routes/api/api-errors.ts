@@ -21,6 +21,11 @@ export const ReasonRequiredError = createError<'RFL_REASON_REQUIRED', 400, []>(
   'A rejection needs a reason ({"reason": "…"}): the client is told it in its result',
   400,
 );
+export const NothingAppliedError = createError<'RFL_NOTHING_APPLIED', 409, [string]>(
+  'RFL_NOTHING_APPLIED',
+  'Task %s is not a completed reflow that applied its moves (a dry run, rejected, or not finished): it changed nothing to export',
+  409,
+);
 export const BadFilterError = createError<'RFL_BAD_FILTER', 400, [string]>('RFL_BAD_FILTER', '%s', 400);
 export const BadRequestError = createError<'RFL_BAD_REQUEST', 400, [string]>('RFL_BAD_REQUEST', '%s', 400);
 

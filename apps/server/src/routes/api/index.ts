@@ -4,6 +4,7 @@ import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
 import { approvalRoutes } from './approval-routes.ts';
 import { reflowRoutes } from './reflow-routes.ts';
+import { exportRoutes } from './export-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
@@ -60,4 +61,5 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
   await app.register(siteRoutes, { services: options.services });
   await app.register(approvalRoutes, { services: options.services });
   await app.register(reflowRoutes, { services: options.services });
+  await app.register(exportRoutes, { services: options.services });
 }
