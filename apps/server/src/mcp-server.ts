@@ -12,6 +12,7 @@ import {
   REFLOW_KIND,
   ReflowInputError,
   resolveReflowArgs,
+  revertResultSchema,
   type ReflowInput,
 } from '@reflow/reflow';
 import { toTaskView } from '@reflow/tasks';
@@ -28,6 +29,7 @@ import type { Services } from './services.ts';
 import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
 import { registerTaskStatusTools } from './tools/task-status-tools.ts';
+import { RevertRefused, startRevert } from './tools/start-revert.ts';
 
 const REFLOW_DESCRIPTION =
   'Move every confirmed booking out of rooms going offline for some days of a month: to another room or a nearby time ' +
@@ -119,6 +121,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         ? new LegacyTasks({ store, principal: principalOf })
         : new TasksExtension({ store, principal: principalOf });
     tasks.tool('reflow_month', reflowMonth);
+    tasks.tool('revert_reflow', revertReflowTool(services, caller));
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
     if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
@@ -135,6 +138,40 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
   return {
     caller,
     store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }),
+  };
+}
+
+/**
+ * revert_reflow {taskId}: for the reflow's owner or an operator, a task that puts back what the
+ * reflow moved (where still possible), once per reflow. Refusals are tool errors with a stable code.
+ */
+function revertReflowTool(services: Services, caller: Principal): TaskToolDefinition<{ taskId: string }> {
+  const start = (taskId: string) => {
+    try {
+      return startRevert(services, taskId, caller);
+    } catch (error) {
+      if (error instanceof RevertRefused) throw new Error(`${error.code}: ${error.message}`);
+      throw error;
+    }
+  };
+  return {
+    title: 'Revert a reflow',
+    description:
+      'Undo a completed reflow_month that applied its moves, when the room comes back: each booking it moved goes back to its ' +
+      'original room and time if still where the reflow put it and the slot is free; bookings it marked needs_rebooking are ' +
+      'confirmed again in their slot if free. What cannot go back is reported with the reason. Once per reflow; for its owner or an operator.',
+    inputSchema: z.object({ taskId: z.string().min(1).max(200).describe('The reflow_month task to revert') }).strict(),
+    outputSchema: revertResultSchema,
+    start: ({ taskId }) => toTaskView(start(taskId)),
+    run: async ({ taskId }, call) => {
+      const task = start(taskId);
+      const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
+      if (done?.status === 'completed') return JSON.parse(done.result!);
+      throw new ProtocolError(
+        done?.error?.code ?? -32603,
+        done?.error?.message ?? `Revert task ${task.id} did not complete`,
+      );
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrateDatabase, openDatabase, queriesFor, type Connection, type Queries } from '@reflow/db';
-import { importSite, reflowTaskHandler } from '@reflow/reflow';
+import { importSite, reflowTaskHandler, revertTaskHandler } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
@@ -48,6 +48,7 @@ export function createServices(config: Config, logger: Logger): Services {
     applied: (ms: number) => metrics.applySeconds.observe(ms / 1000),
   };
   engine.register(reflowTaskHandler({ connection, queries, observe, applyHooks: faultHooks(config, logger) }));
+  engine.register(revertTaskHandler({ queries }));
   if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
   watchServices(metrics, { connection, queries, pool, engine });
   engine.start();

@@ -14,3 +14,10 @@ export {
   type OperatorApprovalRequest,
   type OperatorDecision,
 } from './operator-approval.ts';
+export {
+  revertTaskHandler,
+  revertResultSchema,
+  REVERT_KIND,
+  type RevertInput,
+  type RevertResult,
+} from './revert-task.ts';

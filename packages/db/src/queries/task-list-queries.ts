@@ -51,6 +51,15 @@ export function taskListQueries(db: Db) {
     },
 
     /** Live tasks per status under the same filter (the status filter aside): every status present, zeros included. */
+    /** Live tasks with this dedupe key (same kind and input, any owner) in one of `statuses`. */
+    countLiveByDedupeKey(dedupeKey: string, statuses: TaskStatus[], now: number): number {
+      return db
+        .select({ n: sql<number>`count(*)` })
+        .from(tasks)
+        .where(and(gt(tasks.expiresAt, now), eq(tasks.dedupeKey, dedupeKey), inArray(tasks.status, statuses)))
+        .get()!.n;
+    },
+
     /** Live tasks held for `awaiting`'s decision under the same filter (statuses aside). */
     countAwaiting(filter: Omit<TaskListFilter, 'statuses' | 'awaiting'>, awaiting: string, now: number): number {
       return db

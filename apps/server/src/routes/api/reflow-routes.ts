@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { BadRequestError } from './api-errors.ts';
 import { toTaskSummary } from './task-presenter.ts';
+import { taskIdParams } from './task-routes.ts';
+import { startRevert } from '../../tools/start-revert.ts';
 
 interface StartBody {
   month: string;
@@ -54,6 +56,25 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
       const owner = request.principal?.id ?? 'operator';
       const { task } = engine.create({ owner, kind: REFLOW_KIND, input });
       request.log.info({ taskId: task.id, owner }, 'reflow started from the operator API');
+      return reply.code(202).send(toTaskSummary(task));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/tasks/:id/revert',
+    {
+      schema: {
+        tags: ['reflows'],
+        summary:
+          'Undo a completed reflow that applied its moves: starts a task that puts each moved booking back (and confirms again those marked needs_rebooking) where still possible; once per reflow (409 RFL_NOT_REVERTIBLE, RFL_ALREADY_REVERTED)',
+        params: taskIdParams,
+        response: { 202: { $ref: 'TaskSummary#' }, 404: { $ref: 'ApiError#' }, 409: { $ref: 'ApiError#' } },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.principal ?? { id: 'operator', role: 'operator' as const };
+      const task = startRevert(options.services, request.params.id, caller);
+      request.log.info({ revertTaskId: task.id }, 'revert started from the operator API');
       return reply.code(202).send(toTaskSummary(task));
     },
   );
