@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Page } from 'playwright-core';
 import { startTestServer, type TestServer } from './helper.ts';
+import { peek } from '../harness/peek.ts';
 import { assertCsvListsMoves, assertIcsListsMoves } from './changes-check.ts';
 import {
   AGENT,
@@ -24,6 +25,15 @@ import {
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where the given bookings are now. */
+function peekPlacement(server: TestServer, moves: { bookingId: string }[]) {
+  return peek(server.databasePath, (db) =>
+    moves.map(
+      (m) => db.prepare('SELECT room_id AS room FROM bookings WHERE id = ?').get(m.bookingId) as { room: string },
+    ),
+  );
+}
 
 function watchForErrors(page: Page, report: (line: string) => void): string[] {
   const errors: string[] = [];
@@ -163,6 +173,29 @@ test(
       formDetail.events.some((e: any) => e.kind === 'progress'),
       'it ran through the engine',
     );
+
+    // The room is back: revert the approved reflow from its page; the calendar shows the bookings back.
+    const placedBefore = peekPlacement(server, done.result.structuredContent.moves);
+    assert.ok(
+      placedBefore.every((p) => p.room !== 'studio-b'),
+      'moved out of studio-b',
+    );
+    await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
+    await detail.locator('button[data-action="revert"]').click();
+    await detail.locator('button[data-action="confirm-revert"]').click();
+    await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(first), { timeout: 15_000 });
+    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    assert.match(await detail.locator('.status-message').innerText(), /^Put back \d+ booking/);
+    assert.ok(peekPlacement(server, done.result.structuredContent.moves).every((p) => p.room === 'studio-b'));
+    await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
+    await detail.locator('.calendar[data-mode="after"]').waitFor({ timeout: 15_000 });
+    assert.equal(
+      await detail.locator('.calendar .cal-cell[data-room="studio-b"] .bk.b-moved').count(),
+      done.result.structuredContent.moves.length,
+      'the calendar shows every moved booking back in studio-b',
+    );
+    const again = await api(server.url, 'POST', `/api/tasks/${first}/revert`);
+    assert.equal(again.body.code, 'RFL_ALREADY_REVERTED');
     assert.deepEqual(errors, []);
   },
 );

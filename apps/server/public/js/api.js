@@ -54,5 +54,6 @@ export const api = {
   reject: (id, reason) => request('POST', `/tasks/${encodeURIComponent(id)}/reject`, {}, { reason }),
   rooms: () => request('GET', '/rooms'),
   startReflow: (args) => request('POST', '/reflows', {}, args),
+  revert: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/revert`),
   bookings: (month) => request('GET', '/bookings', { month }),
 };

@@ -99,6 +99,7 @@ async function refreshDetail() {
     onApprove: approve,
     onReject: reject,
     onDownload: downloadChanges,
+    onRevert: revert,
   });
 }
 
@@ -153,6 +154,18 @@ async function decide(call, taskId, reason) {
 }
 const approve = (taskId, reason) => decide(api.approve, taskId, reason);
 const reject = (taskId, reason) => decide(api.reject, taskId, reason);
+
+/** Starts the revert and follows it; the month is read again afterwards (its bookings move back). */
+async function revert(taskId) {
+  try {
+    const task = await api.revert(taskId);
+    state.monthCache.clear();
+    location.hash = `task=${task.taskId}`;
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+}
 
 async function downloadChanges(taskId, format) {
   try {

@@ -71,6 +71,32 @@ export function reflowSection(reflow, month, view, rerender, taskId, actions = {
           text: 'Download calendar (.ics)',
           onclick: () => actions.onDownload(taskId, 'ics'),
         }),
+        view.confirmRevert === taskId
+          ? el(
+              'span',
+              { class: 'confirm' },
+              'Put every booking back where it was, where still possible?',
+              el('button', {
+                type: 'button',
+                class: 'danger',
+                'data-action': 'confirm-revert',
+                text: 'Yes, revert',
+                onclick: () => ((view.confirmRevert = null), actions.onRevert(taskId)),
+              }),
+              el('button', {
+                type: 'button',
+                class: 'ghost',
+                text: 'Keep',
+                onclick: () => ((view.confirmRevert = null), rerender()),
+              }),
+            )
+          : el('button', {
+              type: 'button',
+              'data-action': 'revert',
+              text: 'Revert…',
+              title: 'The room is back: undo this reflow',
+              onclick: () => ((view.confirmRevert = taskId), rerender()),
+            }),
       ),
     month
       ? el(

@@ -3,7 +3,7 @@ import { approvalPanel, decisionNote } from './approval-panel.js';
 import { awaitingBadge, clock, dateTime, duration, el, statusBadge } from './format.js';
 import { reflowSection } from './reflow-section.js';
 
-const view = { mode: 'after', confirmFor: null, decide: null, reason: '', missingReason: false };
+const view = { mode: 'after', confirmFor: null, decide: null, reason: '', missingReason: false, confirmRevert: null };
 
 export function renderNoTaskChosen(container) {
   container.dataset.key = '';
@@ -28,6 +28,7 @@ export function renderDetail(container, detail, month, actions) {
     view.confirmFor,
     view.decide?.taskId,
     view.decide?.decision,
+    view.confirmRevert,
     Boolean(month),
   ].join('|');
   if (container.dataset.key === key) return; // nothing changed: keep scroll and focus
