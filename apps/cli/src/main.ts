@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { runDemo } from './commands/demo.ts';
+import { runOutliveDemo } from './commands/demo-outlive.ts';
 import { runImport } from './commands/import.ts';
 import { runCall } from './commands/call.ts';
 import { runCancel } from './commands/cancel.ts';
@@ -47,8 +48,14 @@ program
   .option('--url <url>', 'use a running server instead of starting one (its /mcp URL)')
   .option('--database <path>', 'database file for the in-process server (default: a fresh temporary file)')
   .option('--workers <n>', 'worker threads for the in-process server', positiveInt)
+  .option(
+    '--outlive',
+    'the work outlives its server: a server process is SIGKILLed mid-solve and restarted; the same task completes',
+  )
   .action(async (options) => {
-    process.exitCode = await runDemo(options);
+    if (options.outlive && (options.url || options.database || options.workers))
+      program.error('--outlive starts and kills its own server processes: it takes no --url, --database or --workers');
+    process.exitCode = options.outlive ? await runOutliveDemo() : await runDemo(options);
   });
 
 program

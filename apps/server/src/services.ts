@@ -25,13 +25,19 @@ export interface Services {
 export function createServices(config: Config, logger: Logger): Services {
   if (config.DATABASE_PATH !== ':memory:') mkdirSync(dirname(config.DATABASE_PATH), { recursive: true });
   const connection = openDatabase(config.DATABASE_PATH, { synchronous: config.SQLITE_SYNCHRONOUS });
-  migrateDatabase(connection);
-  const queries = queriesFor(connection);
   const seedFile = config.SEED_FILE ?? DEMO_SITE_PATH;
-  if (seedFile && !queries.site.getSite()) {
-    const summary = importSite(JSON.parse(readFileSync(seedFile, 'utf8')), queries);
-    logger.info({ ...summary, seedFile }, 'empty database seeded');
-  }
+  // Seeding in the migrating transaction: of two processes starting on a fresh file, one does both
+  // and the other, waiting for the lock, finds the site there. (Queries prepare statements, so they
+  // are built once the tables exist.)
+  migrateDatabase(connection, {
+    andThen: () => {
+      const migrated = queriesFor(connection);
+      if (!seedFile || migrated.site.getSite()) return;
+      const summary = importSite(JSON.parse(readFileSync(seedFile, 'utf8')), migrated);
+      logger.info({ ...summary, seedFile }, 'empty database seeded');
+    },
+  });
+  const queries = queriesFor(connection);
   const pool = new WorkerPool(config.WORKERS, { maxOldGenerationSizeMb: config.WORKER_MAX_MEMORY_MB });
   const engine = new TaskEngine({
     connection,

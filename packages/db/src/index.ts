@@ -1,6 +1,7 @@
 // @reflow/db: the only package that speaks SQL. Everything else uses these typed queries.
 export { openDatabase, type Connection, type Db, type OpenOptions, type SynchronousMode } from './connection.ts';
-export { findMigrationsFolder, migrateDatabase, migrationsApplied } from './migrate.ts';
+export { findMigrationsFolder, migrateDatabase, migrationsApplied, type MigrateOptions } from './migrate.ts';
+export { inTransaction } from './transaction.ts';
 export * from './queries/task-queries.ts';
 export * from './queries/site-queries.ts';
 export * from './queries/booking-queries.ts';
@@ -17,15 +18,6 @@ import { inputQueries } from './queries/input-queries.ts';
 import { principalQueries } from './queries/principal-queries.ts';
 import { siteQueries } from './queries/site-queries.ts';
 import { taskQueries } from './queries/task-queries.ts';
-
-/**
- * Runs `fn` in one synchronous write transaction (better-sqlite3 transactions cannot await). It
- * begins IMMEDIATE: a read-then-write transaction that only upgraded its lock later could fail with
- * SQLITE_BUSY when another process sharing the file wrote in between, which busy_timeout cannot wait out.
- */
-export function inTransaction<T>(connection: Connection, fn: () => T): T {
-  return connection.sqlite.transaction(fn).immediate();
-}
 
 export function queriesFor(connection: Connection) {
   return {

@@ -60,7 +60,7 @@ test('hot task and booking queries use indexes', () => {
     q.tasks.queueOrder(now);
     const claimed = q.tasks.claimNext('inst_a@host:1', now, 30_000)!;
     const fence = { taskId: claimed.id, attempt: claimed.attempt, claimedBy: 'inst_a@host:1' };
-    q.tasks.renewLease(fence, now + 60_000);
+    q.tasks.renewLease(fence, now + 60_000, now);
     q.tasks.progress(fence, now, 'solving');
     q.tasks.finish(fence, now, { status: 'completed', result: '{}', message: 'done' });
     q.tasks.cancel('tsk_1', now, 'Cancelled', 'alice');

@@ -1,5 +1,6 @@
 import type { BookingRow, Queries } from '@reflow/db';
 import type { Move, Plan, Unresolved as SolverUnresolved } from '@reflow/solver';
+import { PermanentTaskError } from '@reflow/tasks';
 import { confirmedAround } from './slot-conflicts.ts';
 import type { Snapshot } from './snapshot.ts';
 
@@ -27,31 +28,44 @@ export interface ApplyHooks {
 export function applyPlan(
   taskId: string,
   plan: Plan,
-  snapshot: Pick<Snapshot, 'versions'>,
+  snapshot: Pick<Snapshot, 'versions' | 'generation'>,
   queries: Queries,
   now: number,
   hooks: ApplyHooks = {},
 ): Applied {
+  // Booking versions restart when the site is re-imported: same id and version may be another booking.
+  const generation = queries.site.getSite()?.generation;
+  if (generation !== snapshot.generation)
+    throw new PermanentTaskError(
+      'The site was re-imported after this reflow read it; nothing was applied. Run the reflow again.',
+      -32602,
+      { code: 'RFL_SITE_REPLACED', readGeneration: snapshot.generation, siteGeneration: generation ?? null },
+    );
   const unresolved: Unresolved[] = [];
   const unchanged = (row: BookingRow | undefined, id: string): row is BookingRow =>
     row !== undefined && row.version === snapshot.versions[id] && row.status === 'confirmed';
+  const changed = (bookingId: string): Unresolved => ({
+    bookingId,
+    code: 'changed',
+    reason:
+      'The booking was changed or cancelled after the reflow read it (while solving or awaiting approval); it was left as it is now',
+  });
 
-  // Bookings the plan could not move vacate their slot first: they need rebooking, unless edited meanwhile.
+  // Bookings the plan could not move vacate their slot first: they need rebooking, for the solver's
+  // reason. One edited meanwhile is left as it is now, and reported as changed: that reason is stale.
   for (const u of plan.unresolved) {
     const current = queries.bookings.get(u.bookingId);
-    if (unchanged(current, u.bookingId)) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+    if (unchanged(current, u.bookingId)) {
+      queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+      unresolved.push(u);
+    } else unresolved.push(changed(u.bookingId));
   }
 
   let moving: { move: Move; current: BookingRow; end: number }[] = [];
   for (const move of plan.moves) {
     const current = queries.bookings.get(move.bookingId);
     if (!unchanged(current, move.bookingId)) {
-      unresolved.push({
-        bookingId: move.bookingId,
-        code: 'changed',
-        reason:
-          'The booking was changed or cancelled after the reflow read it (while solving or awaiting approval); it was left as it is now',
-      });
+      unresolved.push(changed(move.bookingId));
       continue;
     }
     moving.push({ move, current, end: move.toStart + (current.endAt - current.startAt) });
@@ -97,12 +111,11 @@ export function applyPlan(
 
   for (const u of unresolved) {
     // A move dropped for a taken slot still has to leave the offline room: it needs rebooking.
+    if (u.code !== 'rooms_busy') continue;
     const current = queries.bookings.get(u.bookingId);
-    if (u.code !== 'changed' && unchanged(current, u.bookingId))
-      queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+    if (unchanged(current, u.bookingId)) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
   }
-  const all = [...plan.unresolved, ...unresolved];
-  for (const u of all)
+  for (const u of unresolved)
     queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
-  return { moves, unresolved: all };
+  return { moves, unresolved };
 }

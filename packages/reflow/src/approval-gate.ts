@@ -9,7 +9,7 @@ import type { Snapshot } from './snapshot.ts';
 /** What a reflow keeps in the database while it waits: the plan, and what applying it re-checks. */
 export interface AwaitingApproval {
   plan: Plan;
-  kept: Pick<Snapshot, 'timezone' | 'versions' | 'bookings'>;
+  kept: Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'>;
 }
 
 /** The handler's name for its one question (the wire key adds the round: `r1-apply`). */
@@ -53,6 +53,7 @@ export function keepPlanned(plan: Plan, snapshot: AwaitingApproval['kept']): Awa
   const ids = [...plan.moves.map((m) => m.bookingId), ...plan.unresolved.map((u) => u.bookingId)];
   return {
     timezone: snapshot.timezone,
+    generation: snapshot.generation,
     versions: Object.fromEntries(ids.map((id) => [id, snapshot.versions[id]])),
     bookings: Object.fromEntries(ids.map((id) => [id, snapshot.bookings[id]])),
   };

@@ -38,7 +38,7 @@ export function listBookings(args: z.infer<typeof listBookingsArgsSchema>, queri
     throw new ReflowInputError('RFL_UNKNOWN_ROOM', `Unknown room ${args.room}`);
   const zone = site.timezone;
   const first = `${args.month}-01`;
-  const next = DateTime.fromISO(first).plus({ months: 1 }).toISODate()!;
+  const next = DateTime.fromISO(first, { zone: 'utc' }).plus({ months: 1 }).toISODate()!;
   const rows = queries.bookings.overlapping({
     from: localMidnight(first, zone),
     to: localMidnight(next, zone),

@@ -36,10 +36,14 @@ export function clearLocalTimeCache(): void {
   wallClockCache.clear();
 }
 
-/** Local dates (YYYY-MM-DD) from `from` to `to` inclusive. */
+/**
+ * Local dates (YYYY-MM-DD) from `from` to `to` inclusive. Counted as UTC dates: in the process's zone
+ * a clock change that skips midnight would turn 00:00 into 01:00 and drop the last date.
+ */
 export function localDates(from: string, to: string): string[] {
   const dates: string[] = [];
-  for (let d = DateTime.fromISO(from); d <= DateTime.fromISO(to); d = d.plus({ days: 1 })) dates.push(d.toISODate()!);
+  const last = DateTime.fromISO(to, { zone: 'utc' });
+  for (let d = DateTime.fromISO(from, { zone: 'utc' }); d <= last; d = d.plus({ days: 1 })) dates.push(d.toISODate()!);
   return dates;
 }
 
@@ -53,8 +57,8 @@ export function toLocalDate(ms: number, zone: string): string {
 
 /** "7–20 Sep" style, for sentences people read. */
 export function humanRange(from: string, to: string): string {
-  const a = DateTime.fromISO(from);
-  const b = DateTime.fromISO(to);
+  const a = DateTime.fromISO(from, { zone: 'utc' });
+  const b = DateTime.fromISO(to, { zone: 'utc' });
   if (from === to) return a.toFormat('d LLL');
   return a.month === b.month ? `${a.day}–${b.toFormat('d LLL')}` : `${a.toFormat('d LLL')}–${b.toFormat('d LLL')}`;
 }

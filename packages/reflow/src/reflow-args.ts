@@ -54,7 +54,8 @@ export interface ReflowInput {
 
 /** Checks what the schema cannot: real dates, rooms that exist, a window inside the month. */
 export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInput {
-  const monthStart = DateTime.fromISO(`${args.month}-01`);
+  // Calendar dates, in UTC: the process's own zone could skip a midnight.
+  const monthStart = DateTime.fromISO(`${args.month}-01`, { zone: 'utc' });
   if (!monthStart.isValid) throw new ReflowInputError('RFL_BAD_MONTH', `month ${args.month} is not a real month`);
   const first = monthStart.toISODate()!;
   const last = monthStart.endOf('month').toISODate()!;
@@ -64,7 +65,7 @@ export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInp
     ['from', from],
     ['to', to],
   ] as const) {
-    if (!DateTime.fromISO(value).isValid)
+    if (!DateTime.fromISO(value, { zone: 'utc' }).isValid)
       throw new ReflowInputError('RFL_BAD_DATE', `${name} ${value} is not a real date`);
     if (value < first || value > last)
       throw new ReflowInputError(

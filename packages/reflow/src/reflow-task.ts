@@ -207,7 +207,7 @@ function summary(r: ReflowResult): string {
   return `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings; ${r.unresolved} need rebooking`;
 }
 
-type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings'>;
+type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'>;
 type Hooks = Pick<ReflowTaskOptions, 'observe' | 'applyHooks'>;
 
 function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, written: boolean): ReflowResult {

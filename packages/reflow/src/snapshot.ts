@@ -10,17 +10,22 @@ export interface Snapshot {
   timezone: string;
   /** The version of every booking the plan may touch, to re-check at apply time. */
   versions: Record<string, number>;
+  /** The site's generation: a re-import restarts booking versions, so the apply checks this first. */
+  generation: number;
   bookings: Record<string, BookingRow>;
 }
 
 /** Placements may shift by at most a day's worth of flex; a day either side covers every candidate. */
 const MARGIN_DAYS = 1;
 
-/** The local days a reflow reads and may write: its window and a margin day either side. */
+/**
+ * The local days a reflow reads and may write: its window and a margin day either side. Calendar
+ * arithmetic on dates (in UTC, which has no clock changes), never in the server process's zone.
+ */
 function readDays(input: ReflowInput): { first: string; last: string } {
   return {
-    first: DateTime.fromISO(input.from).minus({ days: MARGIN_DAYS }).toISODate()!,
-    last: DateTime.fromISO(input.to).plus({ days: MARGIN_DAYS }).toISODate()!,
+    first: DateTime.fromISO(input.from, { zone: 'utc' }).minus({ days: MARGIN_DAYS }).toISODate()!,
+    last: DateTime.fromISO(input.to, { zone: 'utc' }).plus({ days: MARGIN_DAYS }).toISODate()!,
   };
 }
 
@@ -63,6 +68,7 @@ export function readSnapshot(input: ReflowInput, queries: Queries): Snapshot {
   }
   return {
     timezone: zone,
+    generation: site.generation,
     versions,
     bookings,
     problem: {

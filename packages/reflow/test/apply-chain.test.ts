@@ -80,14 +80,14 @@ test('a chain of moves applies: A takes the slot B leaves', () => {
   cancel(connection, C.id);
   const plan = chainPlan(A, B, C);
   const versions = { [A.id]: A.version, [B.id]: B.version };
-  const applied = inTransaction(connection, () => applyPlan('t1', plan, { versions }, queries, 1));
+  const applied = inTransaction(connection, () => applyPlan('t1', plan, { versions, generation: 1 }, queries, 1));
   assert.deepEqual(applied.unresolved, []);
   assert.equal(applied.moves.length, 2);
   assert.deepEqual([row(A.id).room_id, row(A.id).start_at], [B.room_id, B.start_at]);
   assert.deepEqual([row(B.id).room_id, row(B.id).start_at], [C.room_id, C.start_at]);
 
   // The same plan again (a retried commit): every booking changed since, so nothing is written.
-  const again = inTransaction(connection, () => applyPlan('t2', plan, { versions }, queries, 2));
+  const again = inTransaction(connection, () => applyPlan('t2', plan, { versions, generation: 1 }, queries, 2));
   assert.deepEqual(again.moves, []);
   assert.deepEqual(
     again.unresolved.map((u) => u.code),
@@ -107,7 +107,13 @@ test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still
     )
     .run(C.room_id, C.start_at, C.end_at);
   const applied = inTransaction(connection, () =>
-    applyPlan('t1', chainPlan(A, B, C), { versions: { [A.id]: A.version, [B.id]: B.version } }, queries, 1),
+    applyPlan(
+      't1',
+      chainPlan(A, B, C),
+      { versions: { [A.id]: A.version, [B.id]: B.version }, generation: 1 },
+      queries,
+      1,
+    ),
   );
   assert.deepEqual(applied.moves, []);
   const byId = new Map(applied.unresolved.map((u) => [u.bookingId, u]));

@@ -46,11 +46,14 @@ export async function runAttempt(
   const fence = { taskId: row.id, attempt: row.attempt, claimedBy: deps.instanceId };
   const log = logger.child({ taskId: row.id, attempt: row.attempt, kind: row.kind });
   const heartbeat = setInterval(() => {
-    if (!queries.tasks.renewLease(fence, deps.now() + deps.leaseMs)) abort.abort(new AttemptInterrupted('lease lost'));
+    const now = deps.now();
+    if (!queries.tasks.renewLease(fence, now + deps.leaseMs, now)) abort.abort(new AttemptInterrupted('lease lost'));
   }, deps.heartbeatMs);
   heartbeat.unref();
   const progress = new ProgressThrottle((message, data) => {
     if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
+    // Refused: the task was cancelled, expired or taken over (after a stall). Stop now rather than at the next heartbeat.
+    else if (!abort.signal.aborted) abort.abort(new AttemptInterrupted('lease lost'));
   }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   log.info('task attempt started');
   try {
@@ -66,9 +69,8 @@ export async function runAttempt(
     });
     // The last progress before the outcome, so the history shows how far the work got.
     progress.flush();
-    const now = deps.now();
     if (outcome.status === 'input_required') {
-      queries.inputs.park(fence, now, {
+      queries.inputs.park(fence, deps.now(), {
         requests: outcome.requests,
         state: outcome.state,
         message: outcome.message,
@@ -79,11 +81,13 @@ export async function runAttempt(
       return 'parked';
     }
     inTransaction(deps.connection, () => {
+      // The fence is judged after the work is written, at the moment the transaction commits: an
+      // apply that ran past the TTL rolls back with it.
       if (outcome.status === 'completed') {
         const { result, message } = 'commit' in outcome ? outcome.commit() : outcome;
-        queries.tasks.finish(fence, now, { status: 'completed', result: JSON.stringify(result), message });
+        queries.tasks.finish(fence, deps.now(), { status: 'completed', result: JSON.stringify(result), message });
       } else {
-        queries.tasks.finish(fence, now, outcome);
+        queries.tasks.finish(fence, deps.now(), outcome);
       }
     });
     log.info({ status: outcome.status }, 'task attempt finished');

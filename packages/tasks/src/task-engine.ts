@@ -248,7 +248,10 @@ export class TaskEngine {
   /** Claims queued tasks while there is room. Called on create, on finish and by the sweeper. */
   kick(): void {
     while (!this.#stopping && this.#running.size < this.#o.concurrency) {
-      const row = this.queries.tasks.claimNext(this.instanceId, this.#o.now(), this.#o.leaseMs);
+      // Never its own running tasks: their leases may have lapsed while their attempts live on.
+      const row = this.queries.tasks.claimNext(this.instanceId, this.#o.now(), this.#o.leaseMs, [
+        ...this.#running.keys(),
+      ]);
       if (!row) return;
       this.#launch(row);
     }
@@ -283,7 +286,7 @@ export class TaskEngine {
       })
       .catch((error) => this.#o.logger.error({ err: error, taskId: row.id }, 'task attempt crashed'))
       .finally(() => {
-        this.#running.delete(row.id);
+        if (this.#running.get(row.id) === abort) this.#running.delete(row.id);
         this.#events.emit(`settled:${row.id}`);
         if (!this.#stopping) setImmediate(() => this.kick());
       });
@@ -292,7 +295,7 @@ export class TaskEngine {
   #sweep(): void {
     const now = this.#o.now();
     try {
-      for (const row of this.queries.tasks.listExhausted(now)) {
+      for (const row of this.queries.tasks.listExhausted(now, [...this.#running.keys()])) {
         const error = {
           code: -32603,
           message: `Gave up after ${row.attempt} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,

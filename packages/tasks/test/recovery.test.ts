@@ -24,7 +24,7 @@ test('a stale attempt is fenced out: no progress, no lease renewal, no terminal 
     .run(task.id);
   const q = engine.queries.tasks;
   assert.equal(q.progress(stale, Date.now(), 'late progress'), false);
-  assert.equal(q.renewLease(stale, Date.now() + 60_000), false);
+  assert.equal(q.renewLease(stale, Date.now() + 60_000, Date.now()), false);
   assert.equal(q.release(stale, Date.now(), 'late release'), false);
   assert.throws(
     () =>

@@ -60,7 +60,7 @@ export function inputQueries(db: Db) {
               leaseExpiresAt: null,
               maxAttempts: sql`${tasks.maxAttempts} + 1`,
             })
-            .where(fenced(fence))
+            .where(fenced(fence, now))
             .run().changes;
           if (changes !== 1) throw new StaleAttemptError(fence);
           const row = { round, pending, responses: {}, state: park.state ?? null, parkedAt: now };

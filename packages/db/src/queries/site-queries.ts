@@ -31,9 +31,13 @@ export function siteQueries(db: Db) {
         .get()!.n;
     },
 
-    /** Writes a whole site in one transaction; with `replace`, the previous site goes first. */
+    /**
+     * Writes a whole site in one transaction; with `replace`, the previous site goes first and the
+     * new one is the next generation (never one a plan may have been made from).
+     */
     writeSite(data: SiteData, replace: boolean): void {
       db.transaction((tx) => {
+        const previous = tx.select({ generation: site.generation }).from(site).get();
         if (replace) {
           tx.delete(reflowMoves).run();
           tx.delete(reflowUnresolved).run();
@@ -43,7 +47,7 @@ export function siteQueries(db: Db) {
           tx.delete(site).run();
         }
         tx.insert(site)
-          .values({ id: 1, ...data.site })
+          .values({ id: 1, ...data.site, generation: (previous?.generation ?? 0) + 1 })
           .run();
         for (const room of data.rooms) tx.insert(rooms).values(room).run();
         for (const s of data.series) tx.insert(series).values(s).run();

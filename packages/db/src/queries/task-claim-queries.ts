@@ -1,5 +1,5 @@
 // The queue: claiming the next runnable task under a lease, renewing and releasing it, and recovering claims of dead processes.
-import { and, asc, eq, inArray, isNotNull, isNull, like, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, like, lt, notInArray, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../connection.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
@@ -32,8 +32,11 @@ export function taskClaimQueries(db: Db) {
      * Claims the oldest runnable task for `claimedBy`, bumping its attempt. Runnable: working,
      * unclaimed or with a lapsed lease, attempts left, and no live claim or parked task on an
      * overlapping scope. Oldest first, so an answered task runs before younger overlapping ones.
+     * `running`: the tasks the caller is running itself. It never claims them again (their lease may
+     * have lapsed in a stall of its own thread or a clock jump while the attempt lives on), and they
+     * hold their scopes whatever their lease says.
      */
-    claimNext(claimedBy: string, now: number, leaseMs: number): TaskRow | undefined {
+    claimNext(claimedBy: string, now: number, leaseMs: number, running: string[] = []): TaskRow | undefined {
       return db.transaction(
         (tx) => {
           const scopeBusy = tx
@@ -49,7 +52,10 @@ export function taskClaimQueries(db: Db) {
                   and(
                     eq(holder.status, 'working'),
                     isNotNull(holder.claimedBy),
-                    sql`${holder.leaseExpiresAt} >= ${now}`,
+                    or(
+                      sql`${holder.leaseExpiresAt} >= ${now}`,
+                      running.length ? inArray(holder.id, running) : undefined,
+                    ),
                   ),
                   // A task parked for input (an approval) still owns its plan for those days: an
                   // overlapping task waits until it is answered, cancelled or expired.
@@ -70,6 +76,7 @@ export function taskClaimQueries(db: Db) {
               and(
                 eq(tasks.status, 'working'),
                 or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
+                running.length ? notInArray(tasks.id, running) : undefined,
                 lt(tasks.attempt, tasks.maxAttempts),
                 live(now),
                 or(isNull(tasks.scopeKey), sql`not exists ${scopeBusy}`),
@@ -117,8 +124,9 @@ export function taskClaimQueries(db: Db) {
       );
     },
 
-    renewLease(fence: AttemptFence, until: number): boolean {
-      return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence)).run().changes === 1;
+    /** Extends the attempt's lease to `until`; false when it lost its fence at `now` (then it must stop). */
+    renewLease(fence: AttemptFence, until: number, now: number): boolean {
+      return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence, now)).run().changes === 1;
     },
 
     /**
@@ -133,7 +141,7 @@ export function taskClaimQueries(db: Db) {
             tx
               .update(tasks)
               .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt })
-              .where(fenced(fence))
+              .where(fenced(fence, now))
               .run().changes === 1;
           if (ok)
             tx.insert(taskEvents)
@@ -176,8 +184,8 @@ export function taskClaimQueries(db: Db) {
       );
     },
 
-    /** Working tasks that have used every attempt and whose last claim is gone or lapsed. */
-    listExhausted(now: number): TaskRow[] {
+    /** Working tasks that have used every attempt and whose last claim is gone or lapsed, except the caller's `running` ones. */
+    listExhausted(now: number, running: string[] = []): TaskRow[] {
       return db
         .select()
         .from(tasks)
@@ -186,6 +194,7 @@ export function taskClaimQueries(db: Db) {
             eq(tasks.status, 'working'),
             sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
             or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
+            running.length ? notInArray(tasks.id, running) : undefined,
           ),
         )
         .all();

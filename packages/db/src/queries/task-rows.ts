@@ -7,7 +7,7 @@ export type NewTaskRow = typeof tasks.$inferInsert;
 export type TaskEventRow = typeof taskEvents.$inferSelect;
 export type TaskError = NonNullable<TaskRow['error']>;
 
-/** The fence every write of a running attempt carries: this attempt, this claimant, still working. */
+/** The fence every write of a running attempt carries: this attempt, this claimant, still working, still live. */
 export interface AttemptFence {
   taskId: string;
   attempt: number;
@@ -17,12 +17,17 @@ export interface AttemptFence {
 export const live = (now: number) => sql`${tasks.expiresAt} > ${now}`;
 /** How long a tombstone of an expired task is kept, so its owner hears "expired" rather than "not found". */
 export const TOMBSTONE_RETENTION_MS = 7 * 86_400_000;
-export const fenced = (f: AttemptFence) =>
+/**
+ * The write guard of an attempt: this attempt, this claimant, still working, and not past its TTL at
+ * `now` (the same clock that tells its owner "expired": once told so, the task never writes again).
+ */
+export const fenced = (f: AttemptFence, now: number) =>
   and(
     eq(tasks.id, f.taskId),
     eq(tasks.attempt, f.attempt),
     eq(tasks.claimedBy, f.claimedBy),
     eq(tasks.status, 'working'),
+    live(now),
   );
 
 export class StaleAttemptError extends Error {

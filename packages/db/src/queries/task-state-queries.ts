@@ -11,8 +11,8 @@ export function taskStateQueries(db: Db) {
       return db.transaction(
         (tx) => {
           const ok =
-            tx.update(tasks).set({ statusMessage: message, lastUpdatedAt: now }).where(fenced(fence)).run().changes ===
-            1;
+            tx.update(tasks).set({ statusMessage: message, lastUpdatedAt: now }).where(fenced(fence, now)).run()
+              .changes === 1;
           if (ok)
             tx.insert(taskEvents)
               .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'progress', message, data })
@@ -45,7 +45,7 @@ export function taskStateQueries(db: Db) {
           finishedAt: now,
           leaseExpiresAt: null,
         })
-        .where(fenced(fence))
+        .where(fenced(fence, now))
         .run().changes;
       if (changes !== 1) throw new StaleAttemptError(fence);
       db.insert(taskEvents)

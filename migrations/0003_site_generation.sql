@@ -1,0 +1,1 @@
+ALTER TABLE `site` ADD `generation` integer DEFAULT 1 NOT NULL;

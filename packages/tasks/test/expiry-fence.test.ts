@@ -1,0 +1,88 @@
+// A task past its TTL is gone for its owner ("expired"); an attempt still running it must then
+// write nothing: no progress, no park, no terminal state. Judged on the engine's one clock.
+import assert from 'node:assert/strict';
+import { after, afterEach, test } from 'node:test';
+import { inTransaction, StaleAttemptError } from '@reflow/db';
+import type { TaskHandler } from '../src/index.ts';
+import { engineFactory, until } from './engine-helper.ts';
+
+const engines = engineFactory();
+afterEach(() => engines.closeAll());
+after(() => engines.removeDir());
+
+const TTL_MS = 60_000;
+
+/** Waits on a gate (or its abort, so a failing test never hangs), then reports progress and ends as its input says. */
+function lateWriter() {
+  const gates: (() => void)[] = [];
+  const handler: TaskHandler<{ end: 'completed' | 'input_required' }> = {
+    kind: 'late',
+    async run(input, ctx) {
+      await new Promise<void>((r) => {
+        gates.push(r);
+        ctx.signal.addEventListener('abort', () => r(), { once: true });
+      });
+      ctx.signal.throwIfAborted();
+      ctx.progress('late progress');
+      return input.end === 'completed'
+        ? { status: 'completed', result: { late: true }, message: 'late finish' }
+        : { status: 'input_required', requests: { q: {} }, message: 'late park' };
+    },
+  };
+  return { handler, openNext: () => gates.shift()?.(), waiting: () => gates.length };
+}
+
+for (const end of ['completed', 'input_required'] as const)
+  test(`an attempt that outlives its task's TTL writes nothing: progress and ${end === 'completed' ? 'finish' : 'park'} are refused`, async () => {
+    let offset = 0;
+    const late = lateWriter();
+    const { engine } = engines.open(engines.freshPath(), [late.handler], {
+      now: () => Date.now() + offset,
+      defaultTtlMs: TTL_MS,
+    });
+    engine.start();
+    const { task } = engine.create({ owner: 'alice', kind: 'late', input: { end } });
+    await until(() => late.waiting() === 1, 'the attempt to start');
+    // The clock passes the TTL while the attempt works: the owner now hears "expired".
+    offset = TTL_MS;
+    assert.equal(engine.get(task.id), undefined);
+    assert.equal(engine.expired(task.id, 'alice'), true);
+    late.openNext();
+    await until(() => engine.runningCount === 0, 'the attempt to end');
+    const row = engine.queries.tasks.get(task.id)!;
+    assert.deepEqual([row.status, row.result, (row.statusMessage ?? '').startsWith('late')], ['working', null, false]);
+    const kinds = engine.queries.tasks.events(task.id).map((e) => e.kind);
+    assert.ok(!kinds.includes('progress') && !kinds.includes(end), `no late write in ${kinds.join(', ')}`);
+    assert.equal(engine.queries.inputs.get(task.id), undefined, 'nothing parked');
+    assert.equal(engine.expired(task.id, 'alice'), true, 'still expired');
+  });
+
+test('the fence refuses every write of an attempt once its task expired, at the instant of expiry', async () => {
+  let now = 7_000_000;
+  const late = lateWriter();
+  const { engine, connection } = engines.open(engines.freshPath(), [late.handler], {
+    now: () => now,
+    defaultTtlMs: TTL_MS,
+  });
+  engine.start();
+  const { task } = engine.create({ owner: 'o', kind: 'late', input: { end: 'completed' } });
+  await until(() => late.waiting() === 1, 'the attempt to start');
+  const row = engine.queries.tasks.get(task.id)!;
+  const fence = { taskId: task.id, attempt: row.attempt, claimedBy: row.claimedBy! };
+  const q = engine.queries;
+  const at = row.expiresAt;
+  assert.equal(q.tasks.progress(fence, at - 1, 'just in time'), true, 'a millisecond before, it may write');
+  assert.equal(q.tasks.progress(fence, at, 'at expiry'), false);
+  assert.throws(
+    () =>
+      inTransaction(connection, () => q.tasks.finish(fence, at, { status: 'completed', result: '{}', message: 'x' })),
+    StaleAttemptError,
+  );
+  assert.throws(() => q.inputs.park(fence, at, { requests: { q: {} }, state: null, message: 'x' }), StaleAttemptError);
+  assert.equal(q.tasks.release(fence, at, 'x'), false);
+  assert.equal(q.tasks.renewLease(fence, at + 30_000, at), false);
+  now = at;
+  late.openNext();
+  await until(() => engine.runningCount === 0, 'the attempt to end');
+  assert.equal(q.tasks.get(task.id)!.status, 'working');
+});

@@ -1,0 +1,233 @@
+// An engine's lease can lapse while its attempt is alive (a main-thread stall, a forward clock
+// jump). The same engine must not claim the task again; another engine may, and then the old
+// attempt is fenced out and stopped. Clocks are injected so each interleaving is forced, not hoped for.
+import assert from 'node:assert/strict';
+import { after, afterEach, test } from 'node:test';
+import { inTransaction, StaleAttemptError } from '@reflow/db';
+import type { RunContext, TaskHandler } from '../src/index.ts';
+import { engineFactory, until } from './engine-helper.ts';
+
+const engines = engineFactory();
+afterEach(() => engines.closeAll());
+after(() => engines.removeDir());
+
+/** Attempts that wait for the test (or their abort), counting how many run at once. */
+function watched() {
+  const attempts: { ctx: RunContext; open: () => void }[] = [];
+  let active = 0;
+  let mostAtOnce = 0;
+  const handler: TaskHandler<unknown> = {
+    kind: 'watched',
+    async run(_input, ctx) {
+      active++;
+      mostAtOnce = Math.max(mostAtOnce, active);
+      try {
+        await new Promise<void>((open) => {
+          attempts.push({ ctx, open });
+          ctx.signal.addEventListener('abort', () => open(), { once: true });
+        });
+        ctx.signal.throwIfAborted();
+        ctx.progress(`attempt ${ctx.attempt} finishing`);
+        return { status: 'completed', result: { attempt: ctx.attempt }, message: `attempt ${ctx.attempt} done` };
+      } finally {
+        active--;
+      }
+    },
+  };
+  return {
+    handler,
+    attempts,
+    get active() {
+      return active;
+    },
+    get mostAtOnce() {
+      return mostAtOnce;
+    },
+  };
+}
+
+const LONG_LEASE_MS = 600_000; // its heartbeat (a third of it) never fires during a test
+
+test('a lapsed lease of its own running attempt: the engine does not claim the task again; cancel stops the one attempt', async () => {
+  let offset = 0;
+  const w = watched();
+  const { engine } = engines.open(engines.freshPath(), [w.handler], {
+    now: () => Date.now() + offset,
+    leaseMs: LONG_LEASE_MS,
+    concurrency: 2,
+  });
+  engine.start();
+  const { task } = engine.create({ owner: 'o', kind: 'watched', input: {} });
+  await until(() => w.attempts.length === 1, 'attempt 1');
+  // The clock jumps past the lease before the heartbeat can renew it; the engine looks for work.
+  offset = LONG_LEASE_MS + 1;
+  engine.kick();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(w.attempts.length, 1, 'no second attempt');
+  assert.equal(engine.runningCount, 1);
+  assert.equal(engine.get(task.id)!.attempt, 1);
+  assert.equal(engine.cancel(task.id, 'o'), true);
+  assert.equal(w.attempts[0]!.ctx.signal.aborted, true, 'cancel reached the running attempt');
+  await until(() => engine.runningCount === 0 && w.active === 0, 'the attempt to stop');
+  assert.equal(engine.get(task.id)!.status, 'cancelled');
+  assert.equal(w.mostAtOnce, 1);
+});
+
+test('a lapsed lease renewed by the heartbeat before the engine looks for work: still one attempt, and it completes', async () => {
+  let offset = 0;
+  const w = watched();
+  const leaseMs = 300;
+  const { engine } = engines.open(engines.freshPath(), [w.handler], { now: () => Date.now() + offset, leaseMs });
+  engine.start();
+  const { task } = engine.create({ owner: 'o', kind: 'watched', input: {} });
+  await until(() => w.attempts.length === 1, 'attempt 1');
+  offset = 10 * leaseMs;
+  await until(() => engine.get(task.id)!.leaseExpiresAt! > Date.now() + offset, 'the heartbeat to renew the lease');
+  engine.kick();
+  assert.equal(w.attempts.length, 1);
+  w.attempts[0]!.open();
+  const done = await engine.waitFor(task.id);
+  assert.deepEqual([done?.status, done?.attempt, w.mostAtOnce], ['completed', 1, 1]);
+});
+
+test('concurrency holds when leases lapse: the engine runs other tasks in the free slots only', async () => {
+  let offset = 0;
+  const w = watched();
+  const { engine } = engines.open(engines.freshPath(), [w.handler], {
+    now: () => Date.now() + offset,
+    leaseMs: LONG_LEASE_MS,
+    concurrency: 2,
+  });
+  engine.start();
+  const ids = [1, 2, 3].map((n) => engine.create({ owner: 'o', kind: 'watched', input: { n } }).task.id);
+  await until(() => w.attempts.length === 2, 'two attempts');
+  offset = LONG_LEASE_MS + 1;
+  engine.kick();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual([w.attempts.length, engine.runningCount, w.mostAtOnce], [2, 2, 2]);
+  w.attempts[0]!.open();
+  await until(() => w.attempts.length === 3, 'the third task in the freed slot');
+  assert.equal(engine.get(ids[2]!)!.attempt, 1);
+  for (const a of w.attempts.slice(1)) a.open();
+  for (const id of ids) assert.equal((await engine.waitFor(id))?.status, 'completed');
+  assert.equal(w.mostAtOnce, 2);
+});
+
+test('shutting down with a lapsed lease waits for the one attempt and releases it for the next start', async () => {
+  let offset = 0;
+  const w = watched();
+  const { engine } = engines.open(engines.freshPath(), [w.handler], {
+    now: () => Date.now() + offset,
+    leaseMs: LONG_LEASE_MS,
+    concurrency: 2,
+  });
+  engine.start();
+  const { task } = engine.create({ owner: 'o', kind: 'watched', input: {} });
+  await until(() => w.attempts.length === 1, 'attempt 1');
+  offset = LONG_LEASE_MS + 1;
+  engine.kick();
+  await new Promise((r) => setTimeout(r, 50));
+  await engine.stop(0);
+  assert.equal(w.active, 0, 'no attempt outlives stop');
+  const row = engine.queries.tasks.get(task.id)!;
+  assert.deepEqual([row.status, row.claimedBy, row.attempt], ['working', null, 0], 'released, attempt refunded');
+});
+
+for (const order of ['writes while the new attempt runs', 'writes after the new attempt finished'] as const)
+  test(`another engine takes over a lapsed lease; the stalled attempt ${order}: refused, and stopped locally`, async () => {
+    const path = engines.freshPath();
+    let offsetA = 0;
+    const a = watched();
+    const { engine: engineA, connection } = engines.open(path, [a.handler], {
+      now: () => Date.now() + offsetA,
+      leaseMs: LONG_LEASE_MS,
+    });
+    engineA.start();
+    const { task } = engineA.create({ owner: 'o', kind: 'watched', input: {} });
+    await until(() => a.attempts.length === 1, 'attempt 1 on engine A');
+    // Engine B (another process, its clock past A's lease) claims the task: attempt 2. B is not
+    // started, so it does not reclaim A's tasks as a dead predecessor's; it only claims.
+    const b = watched();
+    const { engine: engineB } = engines.open(path, [b.handler], {
+      now: () => Date.now() + LONG_LEASE_MS + 1,
+      leaseMs: LONG_LEASE_MS,
+    });
+    engineB.kick();
+    await until(() => b.attempts.length === 1, 'attempt 2 on engine B');
+    assert.equal(engineB.get(task.id)!.attempt, 2);
+    const stale = a.attempts[0]!;
+    const fence = { taskId: task.id, attempt: 1, claimedBy: engineA.instanceId };
+    if (order === 'writes after the new attempt finished') {
+      b.attempts[0]!.open();
+      assert.equal((await engineB.waitFor(task.id))?.status, 'completed');
+    }
+    // The stalled attempt wakes and writes: every write is refused by the fence.
+    assert.equal(engineA.queries.tasks.progress(fence, Date.now(), 'stale progress'), false);
+    assert.throws(
+      () =>
+        inTransaction(connection, () =>
+          engineA.queries.tasks.finish(fence, Date.now(), { status: 'completed', result: '{}', message: 'stale' }),
+        ),
+      StaleAttemptError,
+    );
+    // Through its own context too, and then engine A stops it (its lease is gone).
+    stale.ctx.progress('stale progress through the context');
+    await until(() => stale.ctx.signal.aborted, 'engine A to stop the stalled attempt');
+    await until(() => engineA.runningCount === 0, 'engine A to let go of it');
+    if (order === 'writes while the new attempt runs') {
+      assert.equal(engineB.get(task.id)!.status, 'working', 'attempt 2 still running, untouched');
+      b.attempts[0]!.open();
+    }
+    const done = await engineB.waitFor(task.id);
+    assert.deepEqual([done?.status, JSON.parse(done!.result!)], ['completed', { attempt: 2 }]);
+    const events = engineB.queries.tasks.events(task.id);
+    assert.ok(!events.some((e) => e.message.startsWith('stale')), 'no stale write recorded');
+    assert.equal(a.active, 0);
+  });
+
+test('a running attempt whose lease lapsed still holds its scope: an overlapping task waits', async () => {
+  let offset = 0;
+  const w = watched();
+  const scoped = {
+    ...w.handler,
+    scope: (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
+  };
+  const { engine } = engines.open(engines.freshPath(), [scoped], {
+    now: () => Date.now() + offset,
+    leaseMs: LONG_LEASE_MS,
+    concurrency: 2,
+  });
+  engine.start();
+  const first = engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } }).task.id;
+  await until(() => w.attempts.length === 1, 'the first task');
+  const second = engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } }).task.id;
+  offset = LONG_LEASE_MS + 1;
+  engine.kick();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual([w.attempts.length, engine.get(second)!.claimedBy], [1, null], 'the overlapping task waits');
+  w.attempts[0]!.open();
+  assert.equal((await engine.waitFor(first))?.status, 'completed');
+  await until(() => w.attempts.length === 2, 'the second task after the first');
+  w.attempts[1]!.open();
+  assert.equal((await engine.waitFor(second))?.status, 'completed');
+  assert.equal(w.mostAtOnce, 1);
+});
+
+test('the sweeper does not give up on a task whose last attempt is running here with a lapsed lease', async () => {
+  let offset = 0;
+  const w = watched();
+  const { engine } = engines.open(engines.freshPath(), [w.handler], {
+    now: () => Date.now() + offset,
+    leaseMs: LONG_LEASE_MS,
+    maxAttempts: 1,
+    sweepIntervalMs: 20,
+  });
+  engine.start();
+  const { task } = engine.create({ owner: 'o', kind: 'watched', input: {} });
+  await until(() => w.attempts.length === 1, 'the only attempt');
+  offset = LONG_LEASE_MS + 1;
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(engine.get(task.id)!.status, 'working', 'not failed under its running attempt');
+  w.attempts[0]!.open();
+  assert.equal((await engine.waitFor(task.id))?.status, 'completed');
+});
