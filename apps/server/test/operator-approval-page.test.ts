@@ -196,6 +196,31 @@ test(
     );
     const again = await api(server.url, 'POST', `/api/tasks/${first}/revert`);
     assert.equal(again.body.code, 'RFL_ALREADY_REVERTED');
+    // A dry run from the form, then "Apply exactly this plan": the same moves, written.
+    await page.locator('#new-reflow summary').click();
+    await page.locator('#reflow-rooms input[value="studio-a"]').check();
+    await page.locator('#reflow-rooms input[value="studio-b"]').uncheck();
+    await page.locator('#reflow-month').fill('2026-09');
+    await page.locator('#reflow-month').dispatchEvent('change');
+    await page.locator('#reflow-from').fill('2026-09-01');
+    await page.locator('#reflow-to').fill('2026-09-06');
+    await page.locator('#reflow-dry-run').check();
+    await page.locator('#reflow-start').click();
+    await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(first), { timeout: 15_000 });
+    const dryTask = /#task=(tsk_\w+)/.exec(page.url())![1];
+    await detail.locator('button[data-action="apply-plan"]').waitFor({ timeout: 60_000 });
+    const preview = (await api(server.url, 'GET', `/api/tasks/${dryTask}`)).body.reflow;
+    assert.equal(preview.dryRun, true);
+    assert.ok(preview.moves.length > 0);
+    await detail.locator('button[data-action="apply-plan"]').click();
+    await page.waitForURL((url) => !url.hash.includes(dryTask), { timeout: 15_000 });
+    const exactTask = /#task=(tsk_\w+)/.exec(page.url())![1];
+    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    const exact = (await api(server.url, 'GET', `/api/tasks/${exactTask}`)).body.reflow;
+    assert.equal(exact.summary.applied, true);
+    const key = (m: any) => `${m.bookingId}|${m.toRoom}|${m.toStart}`;
+    assert.deepEqual(exact.moves.map(key).sort(), preview.moves.map(key).sort(), 'applied exactly as previewed');
+
     assert.deepEqual(errors, []);
   },
 );

@@ -20,6 +20,7 @@ import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
 import { readSnapshot, reflowScope, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
+import { previewedPlan } from './previewed-plan.ts';
 import { awaitOperator, DECISION, readDecision, type OperatorDecision } from './operator-approval.ts';
 
 export const REFLOW_KIND = 'reflow_month';
@@ -72,6 +73,15 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
           now,
           options,
         );
+      if (input.planOf) {
+        const preview = queries.tasks.get(input.planOf);
+        const result = preview?.result ? (JSON.parse(preview.result).structuredContent as ReflowResult) : undefined;
+        if (!result || result.applied)
+          throw new PermanentTaskError(`Dry run ${input.planOf} is gone (past its time-to-live) or was not a dry run`);
+        ctx.progress(`Applying exactly the plan previewed by dry run ${input.planOf}`);
+        const { plan, kept } = previewedPlan(result, queries);
+        return applyOutcome(input, ctx.taskId, plan, kept, queries, now, options);
+      }
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));

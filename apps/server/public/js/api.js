@@ -55,5 +55,6 @@ export const api = {
   rooms: () => request('GET', '/rooms'),
   startReflow: (args) => request('POST', '/reflows', {}, args),
   revert: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/revert`),
+  applyPlan: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/apply-plan`),
   bookings: (month) => request('GET', '/bookings', { month }),
 };

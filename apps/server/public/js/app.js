@@ -100,6 +100,7 @@ async function refreshDetail() {
     onReject: reject,
     onDownload: downloadChanges,
     onRevert: revert,
+    onApplyPlan: applyPlan,
   });
 }
 
@@ -159,6 +160,18 @@ const reject = (taskId, reason) => decide(api.reject, taskId, reason);
 async function revert(taskId) {
   try {
     const task = await api.revert(taskId);
+    state.monthCache.clear();
+    location.hash = `task=${task.taskId}`;
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+}
+
+/** A completed dry run's plan, applied as previewed: follow the new task. */
+async function applyPlan(taskId) {
+  try {
+    const task = await api.applyPlan(taskId);
     state.monthCache.clear();
     location.hash = `task=${task.taskId}`;
   } catch (error) {

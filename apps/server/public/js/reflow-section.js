@@ -53,6 +53,23 @@ export function reflowSection(reflow, month, view, rerender, taskId, actions = {
           s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined,
         ),
       ),
+    s &&
+      reflow.dryRun &&
+      !s.applied &&
+      actions.onApplyPlan &&
+      el(
+        'div',
+        { class: 'exports' },
+        el('span', { class: 'muted', text: 'Happy with this preview?' }),
+        el('button', {
+          type: 'button',
+          class: 'primary',
+          'data-action': 'apply-plan',
+          text: 'Apply exactly this plan',
+          title: 'Writes these moves (re-checked now) instead of solving again; what changed meanwhile is reported',
+          onclick: () => actions.onApplyPlan(taskId),
+        }),
+      ),
     s?.applied &&
       actions.onDownload &&
       el(

@@ -26,6 +26,11 @@ export const NothingAppliedError = createError<'RFL_NOTHING_APPLIED', 409, [stri
   'Task %s is not a completed reflow that applied its moves (a dry run, rejected, or not finished): it changed nothing to export',
   409,
 );
+export const NotADryRunError = createError<'RFL_NOT_A_DRY_RUN', 409, [string]>(
+  'RFL_NOT_A_DRY_RUN',
+  'Task %s is not a completed dry run of a reflow: there is no previewed plan to apply',
+  409,
+);
 export const BadFilterError = createError<'RFL_BAD_FILTER', 400, [string]>('RFL_BAD_FILTER', '%s', 400);
 export const BadRequestError = createError<'RFL_BAD_REQUEST', 400, [string]>('RFL_BAD_REQUEST', '%s', 400);
 

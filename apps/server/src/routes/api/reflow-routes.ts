@@ -1,7 +1,14 @@
-import { REFLOW_KIND, reflowArgsSchema, ReflowInputError, resolveReflowArgs } from '@reflow/reflow';
+import {
+  REFLOW_KIND,
+  reflowArgsSchema,
+  ReflowInputError,
+  resolveReflowArgs,
+  type ReflowInput,
+  type ReflowResult,
+} from '@reflow/reflow';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
-import { BadRequestError } from './api-errors.ts';
+import { BadRequestError, NotADryRunError, UnknownTaskError } from './api-errors.ts';
 import { toTaskSummary } from './task-presenter.ts';
 import { taskIdParams } from './task-routes.ts';
 import { startRevert } from '../../tools/start-revert.ts';
@@ -56,6 +63,38 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
       const owner = request.principal?.id ?? 'operator';
       const { task } = engine.create({ owner, kind: REFLOW_KIND, input });
       request.log.info({ taskId: task.id, owner }, 'reflow started from the operator API');
+      return reply.code(202).send(toTaskSummary(task));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/tasks/:id/apply-plan',
+    {
+      schema: {
+        tags: ['reflows'],
+        summary:
+          "Apply exactly the plan a completed dry run previewed, instead of solving again: a new reflow_month task (the operator's own) re-checks every move at apply time and reports, never overwrites, what changed meanwhile (409 RFL_NOT_A_DRY_RUN otherwise)",
+        params: taskIdParams,
+        response: { 202: { $ref: 'TaskSummary#' }, 404: { $ref: 'ApiError#' }, 409: { $ref: 'ApiError#' } },
+      },
+    },
+    async (request, reply) => {
+      const row = engine.get(request.params.id);
+      if (!row) throw new UnknownTaskError(request.params.id);
+      const input = row.input as ReflowInput;
+      const result =
+        row.kind === REFLOW_KIND && row.status === 'completed' && row.result
+          ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined)
+          : undefined;
+      if (!result || !input.dryRun || result.applied) throw new NotADryRunError(row.id);
+      const { dryRun: _dryRun, confirm: _confirm, operatorApproval: _approval, ...asked } = input;
+      const owner = request.principal?.id ?? 'operator';
+      const { task } = engine.create({
+        owner,
+        kind: REFLOW_KIND,
+        input: { ...asked, dryRun: false, planOf: row.id } satisfies ReflowInput,
+      });
+      request.log.info({ taskId: task.id, planOf: row.id }, 'previewed plan applied from the operator API');
       return reply.code(202).send(toTaskSummary(task));
     },
   );
