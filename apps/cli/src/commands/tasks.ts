@@ -39,7 +39,8 @@ async function call(options: ConnectionOptions, method: string, path: string, bo
   const answer: any = await res.json().catch(() => ({}));
   if (res.status === 401 || res.status === 403)
     throw new ApiFailure(`${answer.error ?? 'Unauthorised'}: pass an operator token with --token or REFLOW_TOKEN`, 1);
-  if (!res.ok) throw new ApiFailure(`${answer.error ?? `HTTP ${res.status}`}${answer.code ? ` (${answer.code})` : ''}`, 1);
+  if (!res.ok)
+    throw new ApiFailure(`${answer.error ?? `HTTP ${res.status}`}${answer.code ? ` (${answer.code})` : ''}`, 1);
   return answer;
 }
 
