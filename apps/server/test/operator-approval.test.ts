@@ -139,6 +139,22 @@ describe('APPROVAL=operator', () => {
     assert.equal(bookingsChecksum(s.databasePath), before, 'a rejection applies nothing');
   });
 
+  test('the routes are in the OpenAPI document', async () => {
+    const doc = await (await fetch(`${s.url}/docs/json`)).json();
+    for (const path of [
+      '/api/tasks/{id}/approve',
+      '/api/tasks/{id}/reject',
+      '/api/reflows',
+      '/api/tasks/{id}/apply-plan',
+      '/api/tasks/{id}/revert',
+      '/api/tasks/{id}/changes.csv',
+      '/api/tasks/{id}/changes.ics',
+    ])
+      assert.ok(doc.paths[path], `${path} documented`);
+    assert.ok(doc.paths['/api/tasks/{id}/reject'].post.responses['400'], 'the 400 for a missing reason');
+    assert.ok(doc.paths['/api/tasks/{id}/approve'].post.responses['409']);
+  });
+
   test('dry runs and an operator’s own reflows do not wait; deciding them is a 409', async () => {
     const dry = await startReflowAs(s.mcpUrl, AGENT, { dry_run: true });
     assert.equal((await waitAsAgent(s.mcpUrl, dry)).status, 'completed');
