@@ -55,5 +55,5 @@ export function finalizeSite(ctx: GenContext, site: SiteInfo, rooms: RoomSpec[])
     return booking;
   });
 
-  return { site: { ...site }, rooms: rooms.map(toSiteRoom), series, bookings };
+  return { site: { ...site }, rooms: rooms.map((room) => toSiteRoom(room)), series, bookings };
 }

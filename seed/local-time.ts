@@ -22,7 +22,7 @@ export function monthDays(month: string, zone: string): LocalDay[] {
   if (!first.isValid) throw new Error(`invalid time zone ${zone}`);
   const days: LocalDay[] = [];
   for (let d = first; d.month === mm; d = d.plus({ days: 1 })) {
-    days.push({ date: d.toISODate()!, weekday: d.weekday });
+    days.push({ date: d.toISODate(), weekday: d.weekday });
   }
   return days;
 }

@@ -33,7 +33,7 @@ test('utilisation 30–70 %, flex 0–120 min, series and one-offs, across seeds
     const utilisation = booked / open;
     assert.ok(utilisation >= 0.3 && utilisation <= 0.7, `seed ${seed}: utilisation ${utilisation.toFixed(2)}`);
     const flex = new Set(confirmed.map((b) => b.flexMinutes ?? 0));
-    assert.ok(flex.has(0) && flex.has(120) && Math.max(...flex) <= 120, `seed ${seed}: flex ${[...flex]}`);
+    assert.ok(flex.has(0) && flex.has(120) && Math.max(...flex) <= 120, `seed ${seed}: flex ${[...flex].join(',')}`);
     assert.ok(site.series.length > 50 && confirmed.some((b) => !b.seriesId), `seed ${seed}: series and one-offs`);
   }
 });

@@ -36,7 +36,8 @@ const clientOptions = (command: Command) =>
       'bearer token sent as Authorization (default: $REFLOW_TOKEN); never written to the state file',
     )
     .option('--state-file <path>', 'where task handles are kept (default: $REFLOW_STATE_FILE or ~/.reflow/tasks.json)')
-    .option('--json', 'print one JSON object per task on stdout instead of tables');
+    .option('--json', 'print one JSON object per task on stdout instead of tables')
+    .option('--poll', 'wait by polling tasks/get only, without listening for task status notifications');
 
 const program = new Command('reflow').description(
   'Studio reflow: durable MCP tasks that move bookings out of offline rooms',

@@ -32,6 +32,8 @@ export interface McpHttpClientOptions {
   tasks?: boolean;
   /** Declare elicitation: this client can answer a task's questions (reflow call --confirm asks on the terminal). */
   elicitation?: boolean;
+  /** Wait for tasks by listening for their status notifications when the server offers them (default); false polls only. */
+  listen?: boolean;
   clientInfo?: { name: string; version: string };
 }
 
@@ -40,6 +42,47 @@ export class McpHttpClient {
   constructor(readonly options: McpHttpClientOptions) {}
 
   async request<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    const message = await readMessage(await this.#post(method, params));
+    if (message.error) throw new McpError(message.error.code, message.error.message, message.error.data);
+    return message.result as T;
+  }
+
+  /**
+   * subscriptions/listen for task status notifications (Tasks extension): resolves once the server
+   * acknowledged, with the task ids it agreed to, and calls `onTask` with each notifications/tasks
+   * task. `ended` settles when the stream ends (the server closed it, or it dropped); `signal` stops it.
+   */
+  async listenTasks(
+    taskIds: string[],
+    onTask: (task: Record<string, unknown>) => void,
+    signal: AbortSignal,
+  ): Promise<{ taskIds: string[]; ended: Promise<void> }> {
+    const response = await this.#post('subscriptions/listen', { notifications: { taskIds } }, signal);
+    if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+      const message = await readMessage(response);
+      if (message.error) throw new McpError(message.error.code, message.error.message, message.error.data);
+      throw new McpError(-32603, 'subscriptions/listen answered without a stream');
+    }
+    const frames = sseMessages(response.body!);
+    const first = await frames.next();
+    const ack = first.done ? undefined : (first.value as { method?: string; params?: any });
+    if (ack?.method !== 'notifications/subscriptions/acknowledged')
+      throw new McpError(-32603, 'subscriptions/listen was not acknowledged');
+    const ended = (async () => {
+      try {
+        for await (const message of frames) {
+          const m = message as { method?: string; params?: Record<string, unknown> };
+          if (m.method === 'notifications/tasks' && m.params) onTask(m.params);
+        }
+      } catch {
+        // dropped or stopped: the caller learns it from `ended` settling
+      }
+    })();
+    const acknowledged = ack.params?.notifications?.taskIds;
+    return { taskIds: Array.isArray(acknowledged) ? acknowledged : [], ended };
+  }
+
+  #post(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
     const capabilities = {
       ...(this.options.elicitation ? { elicitation: {} } : {}),
       ...(this.options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
@@ -59,8 +102,9 @@ export class McpHttpClient {
     };
     const name =
       typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
-    const response = await fetch(this.options.url, {
+    return fetch(this.options.url, {
       method: 'POST',
+      signal,
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
@@ -71,9 +115,26 @@ export class McpHttpClient {
       },
       body: JSON.stringify(body),
     });
-    const message = await readMessage(response);
-    if (message.error) throw new McpError(message.error.code, message.error.message, message.error.data);
-    return message.result as T;
+  }
+}
+
+/** The JSON-RPC messages of an SSE body, as they arrive. */
+async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true }).replace(/\r\n/g, '\n');
+    let cut;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const data = buffer
+        .slice(0, cut)
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trimStart())
+        .join('\n');
+      buffer = buffer.slice(cut + 2);
+      if (data) yield JSON.parse(data);
+    }
   }
 }
 
@@ -104,7 +165,10 @@ async function readMessage(
         .join('\n'),
     )
     .filter(Boolean)
-    .map((d) => JSON.parse(d) as { id?: unknown; result?: unknown; error?: never });
+    .map(
+      (d) =>
+        JSON.parse(d) as { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } },
+    );
   const reply = frames.find((f) => f.id !== undefined && (f.result !== undefined || f.error !== undefined));
   if (!reply) throw new McpError(-32603, 'The stream ended without a response');
   return reply;

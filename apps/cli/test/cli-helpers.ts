@@ -38,8 +38,8 @@ export function reflow(args: string[], env: Record<string, string> = {}): Run {
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
   void exited.then(() => clearTimeout(timer));

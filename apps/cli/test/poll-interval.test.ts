@@ -3,7 +3,7 @@
 // server records every MCP request (its Mcp-Method header and arrival time) and the interval the
 // server answered with.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
   t.after(() => upstream.close());
 
   const seen: Seen[] = [];
-  const proxy = createServer(async (req, res) => {
+  const forward = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const entry: Seen = {
@@ -50,6 +50,10 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
     seen.push(entry);
     res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
     res.end(text);
+  };
+  // A forward that fails answers 502, so the CLI hears of it instead of waiting on a request left open.
+  const proxy = createServer((req, res) => {
+    forward(req, res).catch((error: unknown) => res.writeHead(502).end(String(error)));
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   t.after(() => proxy.close());
@@ -57,7 +61,7 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
 
   const stateFile = join(dir, 'tasks.json');
   const call = reflow(
-    ['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile],
+    ['call', '--month', '2026-09', '--offline', 'studio-b', '--url', url, '--state-file', stateFile, '--poll'],
     { REFLOW_TOKEN: 'token-from-env' },
   );
   const started = performance.now();

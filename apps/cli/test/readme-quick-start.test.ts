@@ -22,7 +22,8 @@ before(async () => {
   server = await startServerProcess(join(dir, 'reflow.db'));
 });
 after(async () => {
-  if (server && !server.dead) await server.terminate(15_000);
+  const started = server as ServerProcess | undefined; // unset when before() failed
+  if (started && !started.dead) await started.terminate(15_000);
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -17,7 +17,7 @@ const program = new Command()
   .option('--creators <n>', 'concurrent reflow_month callers', '10')
   .option('--burst <n>', 'clients starting a reflow at once, for the polling-rate comparison', '20')
   .option('--base-ms <n>', 'POLL_INTERVAL_MS for the polling-rate comparison', '1000')
-  .option('--only <phases>', 'comma-separated: get, create, rate', 'get,create,rate')
+  .option('--only <phases>', 'comma-separated: get, create, rate, listen', 'get,create,rate,listen')
   .parse();
 const opts = program.opts<{
   seconds: string;
@@ -114,15 +114,15 @@ if (phases.has('create')) {
     process.stderr.write(`create: ${setup.label}, ${creators} callers × ${seconds} s…\n`);
     created.push(await measureCreate(scenario, setup, { connections: creators, seconds }));
   }
-  const memory = created[STORAGE_SETUPS.findIndex((s) => s.database === ':memory:')]!;
+  const memory = created[STORAGE_SETUPS.findIndex((s) => s.database === ':memory:')];
   const table = new Table({ head: [...head.slice(0, 5), 'p99 vs :memory:'], style: { head: [], border: [] } });
   STORAGE_SETUPS.forEach((setup, i) =>
-    table.push(row(setup.label, created[i]!, `${(created[i]!.p99Ms / memory.p99Ms).toFixed(2)}×`)),
+    table.push(row(setup.label, created[i], `${(created[i].p99Ms / memory.p99Ms).toFixed(2)}×`)),
   );
   console.log(
     `\nreflow_month → CreateTaskResult, ${creators} concurrent callers, both workers busy\n${table.toString()}`,
   );
-  const durable = created[0]!.p99Ms / memory.p99Ms;
+  const durable = created[0].p99Ms / memory.p99Ms;
   verdicts.push({ text: `durable create p99 ${durable.toFixed(2)}× :memory:`, ok: durable <= 2, target: '≤ 2×' });
   failures += created.reduce((n, f) => n + f.failed, 0);
 }
@@ -163,7 +163,42 @@ if (phases.has('rate')) {
     `\nAdaptive polling: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs})\n${table.toString()}`,
   );
   console.log(
-    `adaptive polling saved ${Math.round(100 * (1 - rates[1]!.polls / rates[0]!.polls))} % of tasks/get requests`,
+    `adaptive polling saved ${Math.round(100 * (1 - rates[1].polls / rates[0].polls))} % of tasks/get requests`,
+  );
+}
+
+if (phases.has('listen')) {
+  process.stderr.write(`listening: ${burstClients} clients, adaptive polling then subscriptions/listen…\n`);
+  const large = generateScenario({ seed: 1, ...SCENARIO_SIZES.large });
+  const waits = [
+    await measurePollingRate(large, 'fixed', { clients: burstClients, baseMs }),
+    await measurePollingRate(large, 'adaptive', { clients: burstClients, baseMs }),
+    await measurePollingRate(large, 'listen', { clients: burstClients, baseMs }),
+  ];
+  const table = new Table({
+    head: ['client waits by', 'tasks', 'requests per completed task', 'saw result late: mean', 'max', 'all done in'],
+    style: { head: [], border: [] },
+  });
+  const perTask = (r: (typeof waits)[number]) => 1 + r.polls / r.tasks; // tools/call + the waiting
+  const label = {
+    fixed: `polling every ${baseMs} ms`,
+    adaptive: 'polling as told (pollIntervalMs)',
+    listen: 'listening (subscriptions/listen, notifications/tasks)',
+  };
+  for (const r of waits)
+    table.push([
+      label[r.mode],
+      r.tasks,
+      perTask(r).toFixed(1),
+      `${Math.round(r.lateMeanMs)} ms`,
+      `${Math.round(r.lateMaxMs)} ms`,
+      `${r.seconds.toFixed(1)} s`,
+    ]);
+  console.log(
+    `\nPush vs poll: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs}); requests counted include the tools/call\n${table.toString()}`,
+  );
+  console.log(
+    `listening used ${Math.round(100 * (1 - perTask(waits[2]!) / perTask(waits[1]!)))} % fewer requests per completed task than adaptive polling`,
   );
 }
 

@@ -18,7 +18,7 @@ export async function measureCeiling(options: {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   try {
-    const [address] = (await once(child.stdout!, 'data')) as [Buffer];
+    const [address] = (await once(child.stdout, 'data')) as [Buffer];
     const url = address.toString().trim();
     const load = { connections: options.connections, durationSeconds: options.seconds };
     const healthz = await runLoad({ ...load, url: `${url}/healthz`, accept: (b) => b.includes('"ok"') });

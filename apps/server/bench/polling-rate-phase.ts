@@ -1,16 +1,19 @@
 // What adaptive polling saves: a burst of clients each starts a reflow and polls it to the end,
 // once at the server's base interval (ignoring pollIntervalMs) and once as told (pollIntervalMs
-// from each answer). Counted: tasks/get requests, and how late each client saw its result.
+// from each answer); and what listening saves: each client holds one subscriptions/listen open
+// instead (Task Status Notifications). Counted: the requests spent waiting (tasks/get polls, or
+// listens), and how late each client saw its result.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer } from './bench-server.ts';
 import { mcpCall } from '../harness/mcp-wire.ts';
 import type { ReflowArgs } from './reflow-requests.ts';
-import { createReflowTask, waitTerminal } from './task-waits.ts';
+import { createReflowTask, listenTerminal, waitTerminal } from './task-waits.ts';
 
 export interface PollingRateFigures {
-  mode: 'fixed' | 'adaptive';
+  mode: 'fixed' | 'adaptive' | 'listen';
   tasks: number;
+  /** Requests spent waiting: tasks/get polls, or subscriptions/listen (one per task). */
   polls: number;
   seconds: number;
   /** How long after a task finished its client saw it (ms): mean and worst. */
@@ -62,6 +65,12 @@ export async function measurePollingRate(
     await Promise.all(
       burst(scenario, options.clients).map(async (args) => {
         const created = await createReflowTask(server.mcpUrl, args);
+        if (mode === 'listen') {
+          polls++;
+          const task = await listenTerminal(server.mcpUrl, created.taskId);
+          late.push(Date.now() - Date.parse(task.lastUpdatedAt));
+          return;
+        }
         let wait = mode === 'adaptive' ? created.pollIntervalMs : options.baseMs;
         for (;;) {
           await sleep(wait);

@@ -21,7 +21,7 @@ export function* distinctReflows(scenario: Scenario): Generator<ReflowArgs> {
         for (let b = a + 1; b < rooms.length; b++)
           yield {
             month: scenario.month,
-            offline_rooms: [rooms[a]!, rooms[b]!],
+            offline_rooms: [rooms[a], rooms[b]],
             from: day(first),
             to: day(first + length - 1),
             dry_run: true,

@@ -1,6 +1,6 @@
 // Starting a reflow and following it to the end, as a polling client does, for the bench's set-up.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mcpCall } from '../harness/mcp-wire.ts';
+import { mcpBody, mcpCall, mcpHeaders } from '../harness/mcp-wire.ts';
 import type { ReflowArgs } from './reflow-requests.ts';
 
 /** tools/call reflow_month from a client that declares the tasks extension: the CreateTaskResult. */
@@ -22,5 +22,55 @@ export async function waitTerminal(mcpUrl: string, taskId: string, everyMs = 100
     if (['completed', 'failed', 'cancelled'].includes(task.status)) return task;
     if (Date.now() > deadline) throw new Error(`task ${taskId} still ${task.status} after ${timeoutMs} ms`);
     await sleep(everyMs);
+  }
+}
+
+/**
+ * Follows a task by subscriptions/listen instead (Task Status Notifications): one request, held
+ * open until the terminal notification arrives. Resolves with that notification's task.
+ */
+export async function listenTerminal(mcpUrl: string, taskId: string, timeoutMs = 900_000): Promise<any> {
+  const abort = new AbortController();
+  const timer = setTimeout(
+    () => abort.abort(new Error(`no terminal notification for ${taskId} in ${timeoutMs} ms`)),
+    timeoutMs,
+  );
+  try {
+    const response = await fetch(mcpUrl, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: mcpHeaders('subscriptions/listen'),
+      body: mcpBody('subscriptions/listen', { notifications: { taskIds: [taskId] } }),
+    });
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const data = buffer
+          .slice(0, cut)
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5))
+          .join('\n');
+        buffer = buffer.slice(cut + 2);
+        const message = data ? JSON.parse(data) : undefined;
+        if (
+          message?.method === 'notifications/subscriptions/acknowledged' &&
+          !message.params.notifications.taskIds.includes(taskId)
+        )
+          throw new Error(`listen for ${taskId} not acknowledged`);
+        if (
+          message?.method === 'notifications/tasks' &&
+          ['completed', 'failed', 'cancelled'].includes(message.params.status)
+        )
+          return message.params;
+      }
+    }
+    throw new Error(`the listen stream for ${taskId} ended first`);
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
   }
 }

@@ -84,11 +84,11 @@ export async function startServerProcess(
       const match = /"pid":(\d+).*"url":"(http:[^"]+\/mcp)".*"msg":"studio reflow server listening"/.exec(seen);
       if (match) {
         pid = Number(match[1]);
-        resolve(match[2]!);
+        resolve(match[2]);
       }
     };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', keep);
+    child.stdout.on('data', onData);
+    child.stderr.on('data', keep);
     void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
   // Cancelled once the race is decided: a pending 30 s timer would keep the caller's process alive.

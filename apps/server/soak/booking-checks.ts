@@ -111,7 +111,7 @@ function replay(
   let nextMove = 0;
   for (let v = before.version + 1; v <= after.version; v++) {
     const edit = editAt.get(v);
-    const move = moves[nextMove];
+    const move = moves.at(nextMove);
     if (edit) {
       if (edit.from.roomId !== pos.roomId || edit.from.startAt !== pos.startAt || edit.from.status !== pos.status)
         return `edit v${v} started from ${fmt(edit.from)}, booking was ${fmt(pos)}`;

@@ -16,7 +16,7 @@ export function tableSizes(databasePath: string, now = Date.now()): TableSizes {
       (db
         .prepare(sql)
         .pluck()
-        .get(...args) as number) ?? 0;
+        .get(...args) as number | undefined) ?? 0;
     return {
       tasks: one('SELECT count(*) FROM tasks'),
       expired: one('SELECT count(*) FROM expired_tasks'),

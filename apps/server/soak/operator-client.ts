@@ -41,7 +41,7 @@ async function rest(
       body = text;
     }
     if (res.status !== 200 && res.status !== 409)
-      ctx.stats.error(label, `${method} ${path.split('?')[0]!.replace(/tsk_\w+/, ':id')} → ${res.status}`, false, text);
+      ctx.stats.error(label, `${method} ${path.split('?')[0].replace(/tsk_\w+/, ':id')} → ${res.status}`, false, text);
     return { status: res.status, body };
   } catch (error) {
     ctx.stats.status('network error');

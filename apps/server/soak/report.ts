@@ -37,9 +37,9 @@ export function formatReport(d: ReportData): string {
     `Latency ms p50/p99 (clients): ${[lat('create'), lat('tasks/get'), lat('sdk tools/call', 'official create'), lat('sdk tasks/get', 'official tasks/get'), lat('reflow_status'), lat('background call', 'background create'), lat('sync call')].filter(Boolean).join(', ')}`,
   );
   const span = (label: string, value: (x: Sample) => number, digits = 0) => {
-    const values = d.samples.map(value);
+    const values = d.samples.map((x) => value(x));
     if (!values.length) return `${label} -`;
-    return `${label} ${values[0]!.toFixed(digits)}→${Math.max(...values).toFixed(digits)}→${values.at(-1)!.toFixed(digits)}`;
+    return `${label} ${values[0].toFixed(digits)}→${Math.max(...values).toFixed(digits)}→${values.at(-1)!.toFixed(digits)}`;
   };
   lines.push(
     `Start→max→end: ${span('RSS MB', (x) => x.rssMb)} (slope ${d.rssSlopeMbPerMin.toFixed(2)} MB/min), ${span('main heap MB', (x) => x.heapMb ?? 0)}, ${span('WAL MB', (x) => x.wal.bytes / MB, 1)}, ${span('DB MB', (x) => x.dbBytes / MB, 1)},

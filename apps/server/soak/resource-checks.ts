@@ -46,7 +46,7 @@ export function checkWal(samples: Sample[], trafficSeconds: number): CheckResult
   const maxOf = (list: Sample[]) => Math.max(0, ...list.map((s) => s.wal.bytes)) / MB;
   const after = maxOf([...middle, ...last]);
   const seqs = samples.map((s) => s.wal.checkpointSeq).filter((n): n is number => n !== undefined);
-  const restarts = seqs.length ? seqs.at(-1)! - seqs[0]! : 0;
+  const restarts = seqs.length ? seqs.at(-1)! - seqs[0] : 0;
   const growing = maxOf(last) > maxOf(middle) * 1.25 + 1;
   return check(
     'WAL bounded, checkpoints happen',

@@ -18,7 +18,7 @@ export async function scrapeMetrics(baseUrl: string): Promise<MetricsText> {
       for (const line of lines) {
         const match = /^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+(\S+)/.exec(line);
         if (!match || match[1] !== name) continue;
-        const tags = match[2] ?? '';
+        const tags = match.at(2) ?? '';
         if (Object.entries(labels).every(([k, v]) => tags.includes(`${k}="${v}"`))) total += Number(match[3]);
       }
       return total;

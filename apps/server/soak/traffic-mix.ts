@@ -21,7 +21,7 @@ export function startTraffic(ctx: TrafficContext, o: SoakOptions): { done: Promi
   for (let n = 0; n < sdk; n++) runs.push(runSdkTaskClient(ctx, rng(i++)));
   for (let n = 0; n < sync; n++) runs.push(runSyncCallClient(ctx, rng(i++)));
   for (let n = 0; n < background; n++) runs.push(runBackgroundClient(ctx, rng(i++)));
-  runs.push(runOperator(ctx, rng(i++), o.operatorEveryMs));
+  runs.push(runOperator(ctx, rng(i), o.operatorEveryMs));
   return {
     done: Promise.all(runs),
     description: `${raw + sdk + sync + background} clients (${raw} raw tasks, ${sdk} official ext-tasks, ${sync} synchronous, ${background} background:true)`,

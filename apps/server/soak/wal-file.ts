@@ -11,7 +11,7 @@ export interface WalState {
 
 export function walState(databasePath: string): WalState {
   const path = `${databasePath}-wal`;
-  let bytes = 0;
+  let bytes: number;
   try {
     bytes = statSync(path).size;
   } catch {

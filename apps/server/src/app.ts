@@ -23,8 +23,10 @@ export async function buildApp(
   logger: PinoLogger,
   tokens: TokenTable = loadTokenTable(config),
 ): Promise<FastifyInstance> {
+  // Typed as Fastify's own logger so the instance is the plain FastifyInstance the routes take.
+  const loggerInstance: FastifyBaseLogger = logger;
   const app = Fastify({
-    loggerInstance: logger as FastifyBaseLogger,
+    loggerInstance,
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: (req) =>
       typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID(),

@@ -2,6 +2,7 @@ import {
   McpServer,
   MissingRequiredClientCapabilityError,
   ProtocolError,
+  ProtocolErrorCode,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
 import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
@@ -76,12 +77,20 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       description: REFLOW_DESCRIPTION,
       inputSchema: reflowToolArgsSchema,
       outputSchema: reflowToolOutputSchema,
+      // The approval question waits for an answer through tasks/update: only a task can carry it.
+      taskOnly: (args) => args.confirm === true,
       start: ({ background: _, ...args }, call) => {
-        // The approval question is an elicitation: ask it only of a client that said it can answer one.
-        if (args.confirm && !call.clientCapabilities.elicitation)
+        // Only the 2026-07-28 extension's tasks can wait for the answer (tasks/update).
+        if (args.confirm && !call.canAskForInput)
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `confirm: true waits for an approval answered through tasks/update, which the 2025-11-25 task API does not have; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension, or call without confirm`,
+          );
+        // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
+        if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
           throw new MissingRequiredClientCapabilityError(
-            { requiredCapabilities: { elicitation: {} } } as never,
-            'confirm: true asks for approval through elicitation, which this request did not declare in its client capabilities',
+            { requiredCapabilities: { elicitation: { form: {} } } } as never,
+            'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
           );
         const input = withApprovalPolicy(
           guard(() => resolveReflowArgs(args, services.queries)),
@@ -94,17 +103,24 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         // Clients without the extension get the same durable task, waited for here.
         if (args.confirm)
           throw new Error(
-            `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; declare the ${TASKS_EXTENSION_ID} extension (and elicitation)`,
+            `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
           );
         const input = withApprovalPolicy(
           guard(() => resolveReflowArgs(args, services.queries)),
           services,
           caller,
         );
-        const { task } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+        const { task, created } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
+        // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
+        // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
+        const cancelWithRequest = () => void (created && services.engine.cancel(task.id, call.principal));
+        if (call.signal.aborted) cancelWithRequest();
+        call.signal.addEventListener('abort', cancelWithRequest, { once: true });
         void call.reportProgress(task.statusMessage ?? 'Queued');
-        const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
+        const done = await services.engine
+          .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
+          .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
         if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
         if (done.status === 'completed') return JSON.parse(done.result!);
         if (done.status === 'failed')
@@ -118,7 +134,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
     const tasks =
       ctx.era === 'legacy'
-        ? new LegacyTasks({ store, principal: principalOf })
+        ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local })
         : new TasksExtension({ store, principal: principalOf });
     tasks.tool('reflow_month', reflowMonth);
     tasks.tool('revert_reflow', revertReflowTool(services, caller));
@@ -184,7 +200,7 @@ function withApprovalPolicy(input: ReflowInput, services: Services, caller: Prin
 
 /** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */
 function backgroundAnswer(task: ReturnType<typeof toTaskView>) {
-  const wait = Math.max(1, Math.round((task.pollIntervalMs ?? 1000) / 1000));
+  const wait = Math.max(1, Math.round(task.pollIntervalMs / 1000));
   const text =
     `Started reflow task ${task.taskId} in the background (${task.statusMessage ?? 'queued'}). ` +
     `Call reflow_status with {"taskId":"${task.taskId}"} in about ${wait} s, and again while it says working; ` +
@@ -199,13 +215,25 @@ function backgroundAnswer(task: ReturnType<typeof toTaskView>) {
   return { content: [{ type: 'text' as const, text }], structuredContent: { background } };
 }
 
+/**
+ * Whether the declared capabilities accept a form-mode elicitation: `elicitation: {}` means form
+ * mode (the spec's backwards-compatible reading); otherwise `form` must be named. URL-only clients
+ * must not be sent a form (MCP 2025-11-25 and later: "Servers MUST NOT send elicitation requests
+ * with modes that are not supported by the client").
+ */
+function acceptsFormElicitation(capabilities: Record<string, unknown>): boolean {
+  const elicitation = capabilities.elicitation;
+  if (elicitation === null || typeof elicitation !== 'object' || Array.isArray(elicitation)) return false;
+  return Object.keys(elicitation).length === 0 || Object.hasOwn(elicitation, 'form');
+}
+
 /** Domain input errors become tool errors with the message that names what was wrong. */
 function guard<T>(fn: () => T): T {
   try {
     return fn();
   } catch (error) {
     if (error instanceof ReflowInputError || error instanceof CreationLimitError)
-      throw new Error(`${error.code}: ${error.message}`);
+      throw new Error(`${error.code}: ${error.message}`, { cause: error });
     throw error;
   }
 }

@@ -236,13 +236,10 @@ test('confirm is asked only of clients that can answer: no elicitation is -32021
   );
   assert.equal(noElicitation.status, 400);
   assert.equal(noElicitation.body.error?.code, -32021);
-  assert.deepEqual(noElicitation.body.error.data.requiredCapabilities, { elicitation: {} });
+  assert.deepEqual(noElicitation.body.error.data.requiredCapabilities, { elicitation: { form: {} } });
   const both = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...GATED, dry_run: true } });
   assert.equal(both.body.result?.isError, true);
   assert.match(both.body.result.content[0].text, /RFL_CONFIRM_DRY_RUN/);
-  const sync = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: GATED }, { elicitation: {} });
-  assert.equal(sync.body.result?.isError, true);
-  assert.match(sync.body.result.content[0].text, /RFL_CONFIRM_NEEDS_TASKS/);
   const reader = new Database(s.databasePath, { readonly: true });
   try {
     assert.equal(
@@ -254,4 +251,39 @@ test('confirm is asked only of clients that can answer: no elicitation is -32021
     reader.close();
   }
   assert.ok(ELICITING_CLIENT.elicitation);
+});
+
+test('confirm: true from a client without the Tasks extension is -32021 (HTTP 400) naming the extension, and creates no task', async () => {
+  const s = await server();
+  const sync = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: GATED }, { elicitation: {} });
+  assert.equal(sync.status, 400, JSON.stringify(sync.body));
+  assert.equal(sync.body.error?.code, -32021, JSON.stringify(sync.body));
+  assert.deepEqual(sync.body.error.data.requiredCapabilities, { extensions: { [TASKS]: {} } });
+  const count = (s.services.connection.sqlite.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
+  assert.equal(count, 0, 'no task was created');
+});
+
+test('confirm: true from a client that declared only URL-mode elicitation is -32021 naming form mode, and creates no task', async () => {
+  const s = await server();
+  for (const elicitation of [{ url: {} }, { url: {}, other: {} }]) {
+    const urlOnly = await call(
+      s.mcpUrl,
+      'tools/call',
+      { name: 'reflow_month', arguments: GATED },
+      { elicitation, extensions: { [TASKS]: {} } },
+    );
+    assert.equal(urlOnly.status, 400, JSON.stringify(urlOnly.body));
+    assert.equal(urlOnly.body.error?.code, -32021, JSON.stringify(urlOnly.body));
+    assert.deepEqual(urlOnly.body.error.data.requiredCapabilities, { elicitation: { form: {} } });
+  }
+  const count = (s.services.connection.sqlite.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
+  assert.equal(count, 0, 'no task was created');
+  // Form mode declared explicitly (or by the empty object, as the spec allows) is asked.
+  const form = await call(
+    s.mcpUrl,
+    'tools/call',
+    { name: 'reflow_month', arguments: GATED },
+    { elicitation: { form: {}, url: {} }, extensions: { [TASKS]: {} } },
+  );
+  assert.equal(form.body.result?.resultType, 'task', JSON.stringify(form.body));
 });

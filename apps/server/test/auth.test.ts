@@ -25,7 +25,7 @@ describe('bearer tokens and roles', () => {
   before(async () => {
     server = await startTestServer({ AUTH_TOKENS, WORKERS: '0' });
   });
-  after(async () => server?.close());
+  after(async () => (server as TestServer | undefined)?.close()); // unset when before() failed
 
   test('no token on /mcp: 401 with a Bearer challenge; an unknown token: 401 invalid_token; a known one gets through', async () => {
     const none = await post(server.mcpUrl);

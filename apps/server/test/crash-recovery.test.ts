@@ -126,7 +126,7 @@ test(
     const started = Date.now();
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        const mode: Mode = MODES[round % MODES.length]!;
+        const mode: Mode = MODES[round % MODES.length];
         const roundStart = Date.now();
         const killAfterMoves = random.int(1, 6);
         try {

@@ -63,7 +63,7 @@ test('official ext-tasks client: execution.cancel() ends the task cancelled', as
 
   const execution = await conn.session.callTool('reflow_month', REFLOW_ARGS);
   assert.equal(execution.kind, 'task');
-  const taskId = execution.handle!.taskId;
+  const taskId = execution.handle.taskId;
   assert.match(taskId, /^tsk_/);
 
   // Cancel right away: the official client sends tasks/cancel and records the cancellation.

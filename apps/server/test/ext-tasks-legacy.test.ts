@@ -10,14 +10,22 @@ import { startTestServer } from './helper.ts';
 
 const ARGS = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 
+// tasks/list is served only where callers are told apart: these sessions authenticate.
+const TOKEN = 'tok-alice-0123456789';
+const AUTH_TOKENS = `alice:client:${TOKEN}`;
+
 async function legacySession(url: string) {
   const client = new Client({ name: 'ext-tasks-v1-e2e', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
   return extTasksConnection(client, createTaskSessionFromClient(client, { endpointId: url }));
 }
 
 test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to the same result', async (t) => {
-  const server = await startTestServer({ POLL_INTERVAL_MS: '100' });
+  const server = await startTestServer({ POLL_INTERVAL_MS: '100', AUTH_TOKENS });
   t.after(() => server.close());
   const conn = await legacySession(server.mcpUrl);
   t.after(() => conn.close());
@@ -31,7 +39,7 @@ test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to t
 
   const execution = await conn.session.callTool('reflow_month', ARGS, { task: { preference: 'require' } });
   assert.equal(execution.kind, 'task');
-  const taskId = execution.handle!.taskId;
+  const taskId = execution.handle.taskId;
   assert.match(taskId, /^tsk_[0-9a-f]{40}$/);
 
   const { outcome } = await execution.settle();
@@ -57,7 +65,7 @@ test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to t
 });
 
 test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and errors', async (t) => {
-  const server = await startTestServer({ WORKERS: '0', POLL_INTERVAL_MS: '100' });
+  const server = await startTestServer({ WORKERS: '0', POLL_INTERVAL_MS: '100', AUTH_TOKENS });
   t.after(() => server.close());
   const conn = await legacySession(server.mcpUrl);
   t.after(() => conn.close());
@@ -102,9 +110,9 @@ test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and er
   });
   const foreign = server.services.engine.create({ owner: 'someone-else', kind: 'reflow_month', input: input(1) }).task;
   for (let i = 2; i <= 25; i++)
-    server.services.engine.create({ owner: 'anonymous', kind: 'reflow_month', input: input(i) });
+    server.services.engine.create({ owner: 'alice', kind: 'reflow_month', input: input(i) });
   for (let i = 1; i <= 30; i++)
-    server.services.engine.create({ owner: 'anonymous', kind: 'reflow_month', input: { ...input(i), dryRun: false } });
+    server.services.engine.create({ owner: 'alice', kind: 'reflow_month', input: { ...input(i), dryRun: false } });
   const first = await raw('tasks/list', {});
   assert.equal(first.tasks.length, 50);
   assert.ok(first.nextCursor, 'more than a page');

@@ -35,7 +35,7 @@ export const httpStatus =
   (res: RawResponse): string | undefined => {
     if (res.status !== status) return `HTTP ${res.status}, expected ${status}: ${res.text.slice(0, 200)}`;
     if (header && !header[1].test(String(res.headers[header[0]] ?? '')))
-      return `header ${header[0]}: ${res.headers[header[0]]}`;
+      return `header ${header[0]}: ${String(res.headers[header[0]])}`;
     return undefined;
   };
 

@@ -64,7 +64,7 @@ before(async () => {
 });
 after(async () => {
   closeRawAgent();
-  await server?.close();
+  await (server as TestServer | undefined)?.close(); // unset when before() failed
 });
 
 test('at least 300 generated hostile requests each get the right refusal, and change nothing', async () => {

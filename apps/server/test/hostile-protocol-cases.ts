@@ -214,7 +214,7 @@ export function protocolCases({ ctx, call, reflow, valid, add, nextId }: Framer)
       rpcError(-32020, 400),
     );
   const noMethodHeader = call('tools/list', {});
-  delete (noMethodHeader.headers as Record<string, string>)['mcp-method'];
+  delete noMethodHeader.headers['mcp-method'];
   add('bad headers', 'no Mcp-Method', noMethodHeader, rpcError(-32020, 400));
   for (const name of ['list_rooms', 'wrong_tool', 'REFLOW_MONTH']) {
     const req = reflow(valid, true);

@@ -13,7 +13,7 @@ describe('MCP Tasks extension on the wire', () => {
   before(async () => {
     server = await startTestServer();
   });
-  after(async () => server?.close());
+  after(async () => (server as TestServer | undefined)?.close()); // unset when before() failed
 
   test('server/discover advertises the tasks extension', async () => {
     const { body } = await rpc(server.mcpUrl, 'server/discover');

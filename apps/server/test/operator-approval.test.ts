@@ -140,7 +140,7 @@ describe('APPROVAL=operator', () => {
   });
 
   test('the routes are in the OpenAPI document', async () => {
-    const doc = await (await fetch(`${s.url}/docs/json`)).json();
+    const doc: any = await (await fetch(`${s.url}/docs/json`)).json();
     for (const path of [
       '/api/tasks/{id}/approve',
       '/api/tasks/{id}/reject',

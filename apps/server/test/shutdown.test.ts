@@ -20,9 +20,9 @@ test(
     const solving = (taskId: string) =>
       pollFor(
         () =>
-          peek(databasePath, (db) =>
+          peek<unknown>(databasePath, (db) =>
             db.prepare("SELECT 1 FROM task_events WHERE task_id = ? AND kind = 'progress'").get(taskId),
-          ) as unknown,
+          ),
         20_000,
         2,
       );

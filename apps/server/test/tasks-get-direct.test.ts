@@ -1,11 +1,15 @@
 // tasks/get answered directly (without a per-request MCP server) must be the SDK path's answer, in
 // every state a task can be in; anything the direct path is unsure of still goes through the SDK.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { call } from './approval-helper.ts';
-import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
+import { mcpHeaders } from '../harness/mcp-wire.ts';
+import { PROTOCOL_VERSION, rpc, startTestServer, TASKS, waitForTaskStatus } from './helper.ts';
+import { closeRawAgent, rawPost } from './raw-http.ts';
 
 const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
+
+after(() => closeRawAgent());
 
 const metric = async (url: string, path: 'direct' | 'sdk') => {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -90,4 +94,73 @@ test('what the direct path does not answer keeps the SDK answer: unknown task, a
     { ...alice, headers: { 'content-type': 'text/plain' } },
   );
   assert.equal(plainText.status, 415, "the media type is the SDK's to refuse, as for any other request");
+});
+
+test('invalid JSON-RPC around a plain poll gets the same answer on the direct path as through the SDK', async (t) => {
+  const direct = await startTestServer();
+  const sdkOnly = await startTestServer({ MCP_FAST_TASKS_GET: 'false' });
+  t.after(() => Promise.all([direct.close(), sdkOnly.close()]));
+  const startOn = async (server: typeof direct) => {
+    const { body } = await call(server.mcpUrl, 'tools/call', {
+      name: 'reflow_month',
+      arguments: { ...SEPT, dry_run: true },
+    });
+    return body.result.taskId as string;
+  };
+  const ids = new Map([
+    [direct, await startOn(direct)],
+    [sdkOnly, await startOn(sdkOnly)],
+  ]);
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
+  };
+  const forms: Record<string, (taskId: string) => Record<string, unknown>> = {
+    'an extra top-level member': (taskId) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tasks/get',
+      params: { taskId, _meta: meta },
+      extra: true,
+    }),
+    'result beside method': (taskId) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tasks/get',
+      params: { taskId, _meta: meta },
+      result: {},
+    }),
+    'error beside method': (taskId) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tasks/get',
+      params: { taskId, _meta: meta },
+      error: { code: 1, message: 'x' },
+    }),
+    'a fractional id': (taskId) => ({ jsonrpc: '2.0', id: 1.5, method: 'tasks/get', params: { taskId, _meta: meta } }),
+    'an id past the safe integers': (taskId) => ({
+      jsonrpc: '2.0',
+      id: 1e300,
+      method: 'tasks/get',
+      params: { taskId, _meta: meta },
+    }),
+  };
+  // A valid poll first, as a polling client sends them: whatever the direct path learns from it
+  // must not carry over to a malformed request with the same headers and envelope.
+  for (const [server, taskId] of ids) assert.ok((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.result);
+  const metricBefore = await metric(direct.url, 'direct');
+  for (const [label, form] of Object.entries(forms)) {
+    const answers = [];
+    for (const server of [direct, sdkOnly]) {
+      const taskId = ids.get(server)!;
+      const res = await rawPost(server.mcpUrl, mcpHeaders('tasks/get', taskId), JSON.stringify(form(taskId)));
+      answers.push({
+        status: res.status,
+        body: JSON.parse(JSON.stringify(res.json ?? res.text).replaceAll(taskId, '<task>')),
+      });
+    }
+    assert.deepEqual(answers[0], answers[1], `${label}: the direct path answers differently from the SDK`);
+    assert.notEqual(answers[0].body?.result?.status, 'working', `${label}: must not be answered as a valid poll`);
+  }
+  assert.equal(await metric(direct.url, 'direct'), metricBefore, 'none was answered directly');
 });

@@ -95,3 +95,22 @@ test('without tokens on a non-loopback bind (UNAUTHENTICATED_BIND), Host is stil
   assert.equal((await rawPost(url, headers({ host: `localhost:${port}` }), DISCOVER)).status, 200);
   assert.equal((await rawPost(url, headers({ host: `studio.example.com:${port}` }), DISCOVER)).status, 403);
 });
+
+test('a Host or Origin refusal carries an application error code, outside the range JSON-RPC and MCP reserve', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const port = new URL(server.url).port;
+  const refusals = [
+    await rawPost(server.mcpUrl, headers({ host: 'evil.example.com' }), DISCOVER),
+    await rawPost(server.mcpUrl, headers({ host: `127.0.0.1:${port}`, origin: 'http://evil.example.com' }), DISCOVER),
+  ];
+  for (const res of refusals) {
+    assert.equal(res.status, 403);
+    // 2026-07-28: -32000..-32019 is legacy (new code SHOULD NOT use it), -32020..-32099 belongs to
+    // the specification, and application codes SHOULD be allocated outside -32768..-32000.
+    const code = res.json.error.code;
+    assert.ok(Number.isInteger(code) && (code > -32000 || code < -32768), `code ${code}`);
+    assert.equal(code, -31403);
+    assert.equal(res.json.id, null);
+  }
+});

@@ -12,7 +12,7 @@ const samplingResult = z
   .object({ role: z.enum(['user', 'assistant']), content: z.unknown(), model: z.string() })
   .passthrough();
 const rootsResult = z.object({ roots: z.array(z.object({ uri: z.string() }).passthrough()) }).passthrough();
-const RESULT_BY_METHOD: Record<string, z.ZodType> = {
+const RESULT_BY_METHOD: Partial<Record<string, z.ZodType>> = {
   'elicitation/create': elicitResult,
   'sampling/createMessage': samplingResult,
   'roots/list': rootsResult,

@@ -18,6 +18,7 @@ import {
   type ToolCall,
 } from './task-tools.ts';
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
+import { TASKS_EXTENSION_ID } from './wire.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
@@ -31,6 +32,12 @@ export interface LegacyTaskStore extends TaskStore {
 export interface LegacyTasksOptions {
   store: LegacyTaskStore;
   principal?: (ctx: ServerContext) => string;
+  /**
+   * Whether requestors are told apart (authenticated). Without that everyone is one principal and
+   * tasks/list would show each caller everyone's tasks: it is then neither declared nor served
+   * (2025-11-25: receivers that cannot identify requestors SHOULD NOT declare tasks.list).
+   */
+  identifiesRequestors?: boolean;
   /** tasks/list page size. */
   pageSize?: number;
   /** How often tasks/result re-reads a task it is waiting on (it blocks until the task settles). */
@@ -54,7 +61,7 @@ export class LegacyTasks {
   readonly #attached = new WeakSet<McpServer>();
 
   constructor(options: LegacyTasksOptions) {
-    this.#o = { pageSize: 50, resultPollMs: 200, principal: principalFromAuth, ...options };
+    this.#o = { pageSize: 50, resultPollMs: 200, principal: principalFromAuth, identifiesRequestors: true, ...options };
   }
 
   tool<Args>(name: string, definition: TaskToolDefinition<Args>): this {
@@ -66,10 +73,12 @@ export class LegacyTasks {
     if (this.#attached.has(mcp)) return;
     if (mcp.isConnected()) throw new Error('attach the 2025-11-25 task API before connecting the server');
     const server = mcp.server;
-    for (const method of ['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel'])
+    const listable = this.#o.identifiesRequestors;
+    for (const method of ['tasks/get', 'tasks/result', ...(listable ? ['tasks/list'] : []), 'tasks/cancel'])
       server.assertCanSetRequestHandler(method);
-    for (const registered of this.#tools.registerSync(mcp, (ctx) => this.#call(ctx)))
-      registered.execution = { taskSupport: 'optional' };
+    const registered = this.#tools.registerSync(mcp, (ctx) => this.#call(ctx));
+    for (const [i, [, tool]] of [...this.#tools].entries())
+      registered[i].execution = { taskSupport: tool.taskSupport ?? 'optional' };
     this.#routeTaskCalls(server);
 
     server.setRequestHandler('tasks/get', { params: TaskIdParams }, async (params, ctx) =>
@@ -78,16 +87,20 @@ export class LegacyTasks {
     server.setRequestHandler('tasks/result', { params: TaskIdParams }, async (params, ctx) =>
       this.#result(params.taskId, ctx),
     );
-    server.setRequestHandler('tasks/list', { params: ListParams.optional() }, async (params, ctx) => {
-      let page: ReturnType<LegacyTaskStore['list']>;
-      try {
-        page = this.#o.store.list(this.#o.principal(ctx), { cursor: params?.cursor, limit: this.#o.pageSize });
-      } catch {
-        page = undefined;
-      }
-      if (!page) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${params?.cursor}`);
-      return { tasks: page.tasks.map(legacyTask), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
-    });
+    if (listable)
+      server.setRequestHandler('tasks/list', { params: ListParams.optional() }, async (params, ctx) => {
+        let page: ReturnType<LegacyTaskStore['list']>;
+        try {
+          page = this.#o.store.list(this.#o.principal(ctx), { cursor: params?.cursor, limit: this.#o.pageSize });
+        } catch {
+          page = undefined;
+        }
+        if (!page) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor: ${params?.cursor}`);
+        return {
+          tasks: page.tasks.map((task) => legacyTask(task)),
+          ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+        };
+      });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (params, ctx) => {
       const principal = this.#o.principal(ctx);
       const task = await this.#visible(params.taskId, ctx);
@@ -99,7 +112,8 @@ export class LegacyTasks {
       await this.#o.store.cancel(params.taskId, principal);
       return legacyTask((await this.#o.store.get(params.taskId, principal)) ?? task);
     });
-    server.registerCapabilities({ tasks: LEGACY_TASKS_CAPABILITY } as never);
+    const { list: _, ...unlisted } = LEGACY_TASKS_CAPABILITY;
+    server.registerCapabilities({ tasks: listable ? LEGACY_TASKS_CAPABILITY : unlisted } as never);
     this.#attached.add(mcp);
   }
 
@@ -107,8 +121,14 @@ export class LegacyTasks {
   #routeTaskCalls(server: McpServer['server']): void {
     routeToolCalls(server, async (request, ctx, inner) => {
       const params = request.params as { name: string; arguments?: unknown; task?: unknown };
-      if (params.task === undefined) return inner(request, ctx);
       const tool = this.#tools.get(params.name);
+      // 2025-11-25: a tool advertised taskSupport "required" called without params.task MUST be -32601.
+      if (params.task === undefined && tool?.taskSupport === 'required')
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `Tool ${params.name} runs only as a task: call it with params.task`,
+        );
+      if (params.task === undefined) return inner(request, ctx);
       if (!tool)
         throw new ProtocolError(
           ProtocolErrorCode.MethodNotFound,
@@ -143,6 +163,15 @@ export class LegacyTasks {
   async #result(taskId: string, ctx: ServerContext) {
     let task = await this.#visible(taskId, ctx);
     while (!TERMINAL.has(task.status)) {
+      // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
+      // server cannot take the answer to a request sent on this stream): say so now rather than
+      // block until the task expires.
+      if (task.status === 'input_required')
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
+          { taskId, status: task.status },
+        );
       await sleep(this.#o.resultPollMs, undefined, { signal: ctx.mcpReq.signal });
       task = await this.#visible(taskId, ctx);
     }
@@ -166,6 +195,7 @@ export class LegacyTasks {
       signal: ctx.mcpReq.signal,
       // This API has no tasks/update, so nothing is asked of its clients mid-task, whatever they declared.
       clientCapabilities: {},
+      canAskForInput: false,
       reportProgress: progressReporter(ctx),
     };
   }

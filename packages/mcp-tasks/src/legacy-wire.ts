@@ -10,11 +10,20 @@ export const MODEL_IMMEDIATE_RESPONSE_META_KEY = 'io.modelcontextprotocol/model-
 /** The capability a 2025-11-25 server declares in its initialize result. */
 export const LEGACY_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
+/**
+ * The status 2025-11-25 gives a task: there, a tool call whose result has `isError: true` is
+ * `failed` ("For tool calls specifically, this includes cases where the tool call result has
+ * isError set to true"), where the SEP-2663 extension keeps it `completed`.
+ */
+export function legacyStatus(t: TaskView): TaskView['status'] {
+  return t.status === 'completed' && t.result?.isError === true ? 'failed' : t.status;
+}
+
 /** A Task as 2025-11-25 shows it. */
 export function legacyTask(t: TaskView) {
   return {
     taskId: t.taskId,
-    status: t.status,
+    status: legacyStatus(t),
     ...(t.statusMessage !== undefined ? { statusMessage: t.statusMessage } : {}),
     createdAt: t.createdAt,
     lastUpdatedAt: t.lastUpdatedAt,

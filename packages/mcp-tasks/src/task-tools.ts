@@ -13,6 +13,11 @@ export interface ToolCall {
   reportProgress(message: string): Promise<void>;
   /** The capabilities this request declared (2026-07-28: per request), e.g. `elicitation`: ask only what the client can answer. */
   clientCapabilities: Record<string, unknown>;
+  /**
+   * Whether a task started by this call can ask its caller for input mid-task (input_required,
+   * answered through tasks/update). False for the 2025-11-25 task API, which has no tasks/update.
+   */
+  canAskForInput: boolean;
   /** Answers a retried tools/call carries for input requested in an earlier round (SEP-2322), by key. */
   inputResponses?: Record<string, unknown>;
 }
@@ -27,6 +32,12 @@ export interface TaskToolDefinition<Args> {
    * work. Default `optional`: they get the synchronous answer from `run`.
    */
   taskSupport?: 'optional' | 'required';
+  /**
+   * For an `optional` tool: whether these arguments can be served only as a task (say, the work
+   * waits for an answer through tasks/update). A client that did not declare the extension then
+   * gets -32021 before any work, as for a `required` tool.
+   */
+  taskOnly?(args: Args): boolean;
   /**
    * Durable path, for clients that declared the extension: create the task and return it at once,
    * or first ask the caller for input in this same call (an InputRequiredResult, SEP-2322).

@@ -88,7 +88,7 @@ export class TasksExtension {
       if (!(await this.#store.cancel(params.taskId, principal))) throw await this.#missing(params.taskId, principal);
       return { resultType: 'complete' };
     });
-    server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } } as never);
+    server.registerCapabilities({ extensions: { [TASKS_EXTENSION_ID]: {} } });
     this.#attached.add(mcp);
   }
 
@@ -96,11 +96,16 @@ export class TasksExtension {
   #routeTaskCalls(server: McpServer['server']): void {
     routeToolCalls(server, async (request, ctx, inner) => {
       const tool = this.#tools.get(request.params.name);
-      const declared = declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined);
+      const declared = declaresTasks(ctx.mcpReq.envelope);
       if (tool?.taskSupport === 'required' && !declared)
         throw missingTasksCapability(`Tool ${request.params.name} runs only as a task: it`);
-      if (!tool || !declared) return inner(request, ctx);
+      if (!tool) return inner(request, ctx);
       const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+      if (!declared) {
+        if (parsed.success && tool.taskOnly?.(parsed.data))
+          throw missingTasksCapability(`Tool ${request.params.name} with these arguments runs only as a task: it`);
+        return inner(request, ctx);
+      }
       if (!parsed.success)
         return {
           content: [{ type: 'text', text: invalidArguments(request.params.name, parsed.error) }],
@@ -123,15 +128,15 @@ export class TasksExtension {
     return {
       principal: this.#principal(ctx),
       signal: ctx.mcpReq.signal,
-      clientCapabilities: clientCapabilities(ctx.mcpReq.envelope as Record<string, unknown> | undefined),
+      clientCapabilities: clientCapabilities(ctx.mcpReq.envelope),
+      canAskForInput: true,
       ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
       reportProgress: progressReporter(ctx),
     };
   }
 
   #declaredPrincipal(ctx: ServerContext): string {
-    if (!declaresTasks(ctx.mcpReq.envelope as Record<string, unknown> | undefined))
-      throw missingTasksCapability('This request');
+    if (!declaresTasks(ctx.mcpReq.envelope)) throw missingTasksCapability('This request');
     return this.#principal(ctx);
   }
 
@@ -153,7 +158,7 @@ export class TasksExtension {
 
 function missingTasksCapability(who: string): MissingRequiredClientCapabilityError {
   return new MissingRequiredClientCapabilityError(
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } as never },
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
     `${who} needs the ${TASKS_EXTENSION_ID} extension declared in the request's client capabilities`,
   );
 }

@@ -6,6 +6,8 @@ import { declaresTasks, getTaskResult } from './wire.ts';
 const SERVED_REVISIONS = new Set(['2026-07-28']);
 const MAX_TASK_ID_LENGTH = 200;
 const MAX_REMEMBERED_ENVELOPES = 1_000;
+/** jsonrpc, id, method, params. */
+const REQUEST_MEMBERS = 4;
 
 export interface TasksGetRequest {
   /** The parsed JSON body. */
@@ -39,8 +41,12 @@ export function answerTasksGet(
   if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
   if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tasks/get' || !isPlainObject(body.params))
     return undefined;
+  // Exactly a request's members: anything beside them (an extra member, `result` or `error` beside
+  // `method`) makes it something the SDK must judge. The verdict cached below covers only the envelope.
+  if (Object.keys(body).length !== REQUEST_MEMBERS) return undefined;
   const id = body.id;
-  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
+  // Only ids no JSON-RPC reader can disagree on: strings and integers that round-trip exactly.
+  if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
   const { taskId, _meta: meta, ...otherParams } = body.params;
   if (
     typeof taskId !== 'string' ||

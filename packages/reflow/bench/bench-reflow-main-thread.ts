@@ -61,7 +61,7 @@ try {
   let coldMs = 0;
   let warmMs = 0;
   for (let i = 0; i < reps; i++) {
-    clearLocalTimeCache?.();
+    clearLocalTimeCache();
     coldMs += time(() => readSnapshot(input, baseQueries));
     warmMs += time(() => readSnapshot(input, baseQueries));
   }

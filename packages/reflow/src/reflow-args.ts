@@ -59,8 +59,8 @@ export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInp
   // Calendar dates, in UTC: the process's own zone could skip a midnight.
   const monthStart = DateTime.fromISO(`${args.month}-01`, { zone: 'utc' });
   if (!monthStart.isValid) throw new ReflowInputError('RFL_BAD_MONTH', `month ${args.month} is not a real month`);
-  const first = monthStart.toISODate()!;
-  const last = monthStart.endOf('month').toISODate()!;
+  const first = monthStart.toISODate();
+  const last = monthStart.endOf('month').toISODate();
   const from = args.from ?? first;
   const to = args.to ?? last;
   for (const [name, value] of [

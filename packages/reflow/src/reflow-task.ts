@@ -221,8 +221,7 @@ type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'>;
 type Hooks = Pick<ReflowTaskOptions, 'observe' | 'applyHooks'>;
 
 function buildResult(input: ReflowInput, plan: Plan, applied: Applied, s: Kept, written: boolean): ReflowResult {
-  const title = (id: string) => s.bookings[id]?.title ?? id;
-  if (!plan) throw new PermanentTaskError('The solver returned no plan');
+  const title = (id: string) => (Object.hasOwn(s.bookings, id) ? s.bookings[id].title : id);
   return {
     moved: applied.moves.length,
     unresolved: applied.unresolved.length,

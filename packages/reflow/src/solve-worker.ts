@@ -13,7 +13,10 @@ export default workerTask<SolveJob, SolveReply>(async (job, ctx) => {
   // The second engine for large components; loaded once per worker thread.
   await loadHighsEngine();
   try {
-    const plan = solve(job.problem, job.options, { onProgress: (p) => ctx.report(p), shouldStop: ctx.shouldStop });
+    const plan = solve(job.problem, job.options, {
+      onProgress: (p) => ctx.report(p),
+      shouldStop: () => ctx.shouldStop(),
+    });
     return { cancelled: false, plan };
   } catch (error) {
     if (error instanceof SolveCancelledError) return { cancelled: true };

@@ -63,8 +63,8 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
   const [blocked, cancelled] = dry.moves;
   const target = connection.sqlite
     .prepare('SELECT start_at, end_at FROM bookings WHERE id = ?')
-    .get(blocked!.bookingId) as { start_at: number; end_at: number };
-  const toStart = Date.parse(blocked!.toStart);
+    .get(blocked.bookingId) as { start_at: number; end_at: number };
+  const toStart = Date.parse(blocked.toStart);
   const intruder = 'bk-walk-in';
 
   const { task } = engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09') });
@@ -77,19 +77,19 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
       `INSERT INTO bookings (id, room_id, start_at, end_at, title, customer, attendees, required_features, flex_minutes, status, version)
        VALUES (?, ?, ?, ?, 'Walk-in', 'cust-walk', 1, '[]', 0, 'confirmed', 1)`,
       intruder,
-      blocked!.toRoom,
+      blocked.toRoom,
       toStart,
       toStart + (target.end_at - target.start_at),
     );
-    sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", cancelled!.bookingId);
+    sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", cancelled.bookingId);
   });
   assert.ok(edited);
   assert.equal(done?.status, 'completed', JSON.stringify(done?.error));
   const real = resultOf(done);
   const byId = new Map(real.unresolvedBookings.map((u) => [u.bookingId, u]));
-  assert.equal(byId.get(blocked!.bookingId)?.code, 'rooms_busy');
-  assert.match(byId.get(blocked!.bookingId)!.reason, new RegExp(`taken by ${intruder}`));
-  assert.equal(byId.get(cancelled!.bookingId)?.code, 'changed');
+  assert.equal(byId.get(blocked.bookingId)?.code, 'rooms_busy');
+  assert.match(byId.get(blocked.bookingId)!.reason, new RegExp(`taken by ${intruder}`));
+  assert.equal(byId.get(cancelled.bookingId)?.code, 'changed');
   const row = (id: string) =>
     connection.sqlite.prepare('SELECT room_id, start_at, status FROM bookings WHERE id = ?').get(id) as Record<
       string,
@@ -97,17 +97,17 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
     >;
   assert.deepEqual(
     row(intruder),
-    { room_id: blocked!.toRoom, start_at: toStart, status: 'confirmed' },
+    { room_id: blocked.toRoom, start_at: toStart, status: 'confirmed' },
     'the new booking stands',
   );
-  assert.equal(row(cancelled!.bookingId).status, 'cancelled', 'the cancellation stands; it was not moved');
-  assert.equal(row(cancelled!.bookingId).room_id, 'studio-b');
+  assert.equal(row(cancelled.bookingId).status, 'cancelled', 'the cancellation stands; it was not moved');
+  assert.equal(row(cancelled.bookingId).room_id, 'studio-b');
   assert.equal(real.moved + real.unresolved, dry.moved + dry.unresolved, 'every affected booking is moved or reported');
   assert.ok(real.moved <= dry.moved - 2);
   const audited = connection.sqlite.prepare('SELECT booking_id FROM reflow_moves WHERE task_id = ?').all(task.id) as {
     booking_id: string;
   }[];
-  assert.ok(!audited.some((m) => m.booking_id === blocked!.bookingId || m.booking_id === cancelled!.bookingId));
+  assert.ok(!audited.some((m) => m.booking_id === blocked.bookingId || m.booking_id === cancelled.bookingId));
   assert.equal(audited.length, real.moved);
   assert.deepEqual(overlaps(), []);
 });

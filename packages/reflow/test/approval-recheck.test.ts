@@ -42,27 +42,31 @@ test('bookings edited while the approval question was open are reported changed,
   };
   assert.ok(kept.plan.unresolved.length >= 2 && kept.plan.moves.length >= 1, 'the plan moves some and leaves some');
   const [cancelledUnresolved, retimedUnresolved] = kept.plan.unresolved;
-  const edited = [cancelledUnresolved!.bookingId, retimedUnresolved!.bookingId, kept.plan.moves[0]!.bookingId];
+  const edited = [cancelledUnresolved.bookingId, retimedUnresolved.bookingId, kept.plan.moves[0].bookingId];
   const sql = (text: string, id: string) => connection.sqlite.prepare(text).run(id);
   // While the question is open: one unresolved booking is cancelled, another gets a new title, a moved one is cancelled.
-  sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", edited[0]!);
-  sql("UPDATE bookings SET title = 'Renamed', version = version + 1 WHERE id = ?", edited[1]!);
-  sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", edited[2]!);
+  sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", edited[0]);
+  sql("UPDATE bookings SET title = 'Renamed', version = version + 1 WHERE id = ?", edited[1]);
+  sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", edited[2]);
   const statusOf = (id: string) =>
     (connection.sqlite.prepare('SELECT status FROM bookings WHERE id = ?').get(id) as { status: string }).status;
-  const before = edited.map(statusOf);
-  const key = Object.keys(queries.inputs.get(task.id)!.pending)[0]!;
+  const before = edited.map((id) => statusOf(id));
+  const key = Object.keys(queries.inputs.get(task.id)!.pending)[0];
   engine.answer(task.id, { [key]: YES }, 'o');
   const done = await engine.waitFor(task.id);
   assert.equal(done?.status, 'completed', JSON.stringify(done?.error));
-  const result = (JSON.parse(done!.result!) as { structuredContent: ReflowResult }).structuredContent;
+  const result = (JSON.parse(done.result!) as { structuredContent: ReflowResult }).structuredContent;
   const reported = new Map(result.unresolvedBookings.map((u) => [u.bookingId, u]));
   for (const id of edited) {
     assert.equal(reported.get(id)?.code, 'changed', `${id} is reported changed`);
     assert.match(reported.get(id)!.reason, /changed or cancelled after the reflow read it/);
   }
   assert.equal(result.unresolvedBookings.length, new Set(result.unresolvedBookings.map((u) => u.bookingId)).size);
-  assert.deepEqual(edited.map(statusOf), before, 'the edited bookings are left as they are now');
+  assert.deepEqual(
+    edited.map((id) => statusOf(id)),
+    before,
+    'the edited bookings are left as they are now',
+  );
   const audit = connection.sqlite
     .prepare(`SELECT booking_id, code FROM reflow_unresolved WHERE task_id = ? AND booking_id IN (?, ?, ?)`)
     .all(task.id, ...edited) as { booking_id: string; code: string }[];

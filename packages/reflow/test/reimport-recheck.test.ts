@@ -39,8 +39,8 @@ const bookings = (c: Connection) =>
 
 function assertRefused(done: { status: string; error: unknown } | undefined) {
   assert.equal(done?.status, 'failed');
-  assert.match(JSON.stringify(done?.error), /re-imported after this reflow read it; nothing was applied/);
-  assert.match(JSON.stringify(done?.error), /RFL_SITE_REPLACED/);
+  assert.match(JSON.stringify(done.error), /re-imported after this reflow read it; nothing was applied/);
+  assert.match(JSON.stringify(done.error), /RFL_SITE_REPLACED/);
 }
 
 test('a plan solved before an import --replace does not overwrite the re-imported bookings', async (t) => {
@@ -69,7 +69,7 @@ test('a plan awaiting approval across an import --replace applies nothing when a
   }
   importSite(SITE, queries, { replace: true });
   const reimported = bookings(connection);
-  const key = Object.keys(queries.inputs.get(task.id)!.pending)[0]!;
+  const key = Object.keys(queries.inputs.get(task.id)!.pending)[0];
   engine.answer(task.id, { [key]: { action: 'accept', content: { apply: true } } }, 'o');
   assertRefused(await engine.waitFor(task.id));
   assert.deepEqual(bookings(connection), reimported);

@@ -9,8 +9,8 @@ import { enumerate } from './placements.ts';
 import { isBenchSize, scenarioFor } from './scenarios.ts';
 import { scenarioProblem } from './site-problem.ts';
 
-const [size, seedText, mode] = process.argv.slice(2);
-if (!isBenchSize(size) || !/^\d+$/.test(seedText ?? '') || !['ours', 'ours-js', 'reference'].includes(mode)) {
+const [size, seedText = '', mode] = process.argv.slice(2);
+if (!isBenchSize(size) || !/^\d+$/.test(seedText) || !['ours', 'ours-js', 'reference'].includes(mode)) {
   console.error('usage: bench-case.ts <demo|small|medium|large|campus> <seed> <ours|ours-js|reference>');
   process.exit(2);
 }

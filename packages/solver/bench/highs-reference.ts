@@ -69,7 +69,8 @@ function model(group: Placement[], stage: 1 | 2, moved = 0): string {
     add(byBooking, p.booking, i);
     add(byRoom, p.room, i);
   });
-  for (const [b, members] of byBooking) if (members.length > 1) rows.push(` b${b}: ${sum(members.map(name))} <= 1`);
+  for (const [b, members] of byBooking)
+    if (members.length > 1) rows.push(` b${b}: ${sum(members.map((i) => name(i)))} <= 1`);
   let k = 0;
   for (const members of byRoom.values()) {
     // Two placements overlap iff one covers the other's start: one row per distinct start.
@@ -80,7 +81,7 @@ function model(group: Placement[], stage: 1 | 2, moved = 0): string {
       covering = covering.filter((i) => group[i].end > t);
       while (n < sorted.length && group[sorted[n]].start === t) covering.push(sorted[n++]);
       if (new Set(covering.map((i) => group[i].booking)).size > 1)
-        rows.push(` k${k++}: ${sum(covering.map(name))} <= 1`);
+        rows.push(` k${k++}: ${sum(covering.map((i) => name(i)))} <= 1`);
     }
   }
   const all = group.map((_, i) => name(i));
@@ -91,7 +92,7 @@ function model(group: Placement[], stage: 1 | 2, moved = 0): string {
 }
 
 function chosenIn(group: Placement[], columns: Record<string, unknown> | undefined): Placement[] {
-  const values = (columns ?? {}) as Record<string, { Primal?: number }>;
+  const values = (columns ?? {}) as Partial<Record<string, { Primal?: number }>>;
   return group.filter((_, i) => (values[`x${i}`]?.Primal ?? 0) > 0.5);
 }
 

@@ -45,7 +45,7 @@ function busyIndex(spans: { start: number; end: number }[]) {
 export function enumerate(problem: Problem): Enumerated {
   const isAffected = (b: SolverBooking) => problem.offlineRooms.includes(b.roomId) && overlaps(b, problem.window);
   const affected = problem.bookings
-    .filter(isAffected)
+    .filter((b) => isAffected(b))
     .sort((a, b) => a.start - b.start || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const rooms = [...problem.rooms].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const busy = new Map(

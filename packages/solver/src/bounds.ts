@@ -23,7 +23,7 @@ export function relaxComponent(
   for (const chunk of chunkBookings(candidates, maxVariables)) {
     if (chunk.length === 1) {
       // One booking: its best placement is the optimum, no LP needed.
-      const best = candidates[chunk[0]][0];
+      const best = candidates[chunk[0]].at(0);
       if (best) values.set(best, 1);
       bound += best ? placementWeight(weight, best) : 0;
       continue;

@@ -33,7 +33,7 @@ export function subproblem(
 ): Subproblem {
   return {
     bookings,
-    candidates: bookings.map((i, k) => candidates[i].filter(keep).map((c) => ({ ...c, booking: k }))),
+    candidates: bookings.map((i, k) => candidates[i].filter((c) => keep(c)).map((c) => ({ ...c, booking: k }))),
   };
 }
 

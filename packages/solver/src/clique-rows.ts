@@ -21,7 +21,7 @@ export function cliqueRows(candidates: Candidate[]): number[][] {
       while (next < group.length && group[next].start === at) active.push(group[next++]);
       // The set covering `at` is maximal unless it is still whole at the next start, i.e.
       // unless no member ends before (or at) the next start.
-      const following = starts[s + 1];
+      const following = starts.at(s + 1);
       const maximal = following === undefined || active.some((a) => a.end <= following);
       if (!maximal || active.length < 2) continue;
       if (active.every((a) => a.booking === active[0].booking)) continue;

@@ -33,7 +33,7 @@ export function byRoom(candidates: Candidate[]): Candidate[][] {
   );
   const groups: Candidate[][] = [];
   for (const c of sorted) {
-    const last = groups[groups.length - 1];
+    const last = groups.at(-1);
     if (last && last[0].roomId === c.roomId) last.push(c);
     else groups.push([c]);
   }
@@ -57,6 +57,7 @@ export function findComponents(candidates: Candidate[][]): number[][] {
   }
   const byRoot = new Map<number, number[]>();
   for (let i = 0; i < candidates.length; i++) {
+    // eslint-disable-next-line unicorn/no-array-callback-reference -- the union-find's find takes an element, not a callback
     const root = uf.find(i);
     const list = byRoot.get(root) ?? [];
     list.push(i);

@@ -46,7 +46,7 @@ export function lpText(candidates: Candidate[][], objective: string, extraRows: 
     if (list.length > 1) rows.push(` b${i}: ${sum(list.map((_, k) => name(v + k)))} <= 1`);
     v += list.length;
   });
-  cliqueRows(variables).forEach((row, r) => rows.push(` k${r}: ${sum(row.map(name))} <= 1`));
+  cliqueRows(variables).forEach((row, r) => rows.push(` k${r}: ${sum(row.map((v) => name(v)))} <= 1`));
   rows.push(...extraRows);
   const columns = variables.map((_, i) => name(i));
   const kind = integer
@@ -59,7 +59,10 @@ export function lpText(candidates: Candidate[][], objective: string, extraRows: 
 export const secondsUntil = (deadline: number) => Math.max(0.01, (deadline - Date.now()) / 1000);
 
 /** A verified choice from HiGHS's column values, or null when any value is fractional or the plan clashes. */
-export function readChoice(candidates: Candidate[][], columns: Record<string, { Primal?: number }>): Choice | null {
+export function readChoice(
+  candidates: Candidate[][],
+  columns: Partial<Record<string, { Primal?: number }>>,
+): Choice | null {
   const variables = candidates.flat();
   const choice: Choice = candidates.map(() => null);
   for (let v = 0; v < variables.length; v++) {

@@ -32,22 +32,22 @@ function canImprove(tableau: Tableau): boolean {
 export function runModel(json: Model, deadline: number): LibraryRun {
   const model = new solver.Model().loadJson(json);
   const { tableau } = model;
-  const { phase2, pivot } = solver.Tableau.prototype;
+  const library = solver.Tableau.prototype;
   let reliable = true;
   let pivots = 0;
   // Patch this one tableau only (branch and bound restores state into the same object), never
   // the library's shared prototype.
   tableau.phase2 = function patchedPhase2(this: Tableau): number {
-    let iterations = phase2.call(this);
+    let iterations = library.phase2.call(this);
     for (let k = 0; k < PHASE2_RESTARTS && this.feasible && this.bounded && canImprove(this); k++) {
-      iterations += phase2.call(this);
+      iterations += library.phase2.call(this);
     }
     if (this.feasible && this.bounded && canImprove(this)) reliable = false;
     return iterations;
   };
   tableau.pivot = function patchedPivot(this: Tableau, row: number, column: number): void {
     if (++pivots % PIVOTS_PER_CLOCK_CHECK === 0 && Date.now() > deadline) throw new DeadlineReached();
-    pivot.call(this, row, column);
+    library.pivot.call(this, row, column);
   };
   try {
     const result = solver.Solve(model) as SolveResult;

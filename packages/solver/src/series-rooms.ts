@@ -27,7 +27,7 @@ export function homeRooms(instance: Instance, candidates: Candidate[][]): Map<st
         score.set(room, [usable + 1, exact + (unshifted ? 1 : 0)]);
       }
     }
-    const best = [...score].sort((a, b) => b[1][0] - a[1][0] || b[1][1] - a[1][1] || compareStrings(a[0], b[0]))[0];
+    const best = [...score].sort((a, b) => b[1][0] - a[1][0] || b[1][1] - a[1][1] || compareStrings(a[0], b[0])).at(0);
     if (best) homes.set(seriesId, best[0]);
   }
   return homes;

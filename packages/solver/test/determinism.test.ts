@@ -10,7 +10,8 @@ import { mediumInstance } from './medium-instance.ts';
 import { randomInstance } from './random-instance.ts';
 
 function shuffle(p: Problem, seed: number): Problem {
-  const r = prng(seed).next;
+  const rng = prng(seed);
+  const r = () => rng.next();
   return {
     rooms: shuffled(p.rooms, r).map((room) => ({
       ...room,

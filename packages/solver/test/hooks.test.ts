@@ -25,8 +25,7 @@ test('shouldStop ends the solve with SolveCancelledError between components', ()
   let progress = 0;
   assert.throws(
     () => solve(mediumInstance(3), {}, { onProgress: () => progress++, shouldStop: () => progress >= 5 }),
-    (error: unknown) =>
-      error instanceof SolveCancelledError && error.code === 'RFL_SOLVE_CANCELLED' && /after 5 of/.test(error.message),
+    (error: unknown) => error instanceof SolveCancelledError && /after 5 of/.test(error.message),
   );
   assert.equal(progress, 5);
   assert.throws(() => solve(mediumInstance(3), {}, { shouldStop: () => true }), SolveCancelledError);

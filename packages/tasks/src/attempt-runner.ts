@@ -120,9 +120,9 @@ export async function runAttempt(
       return 'released';
     }
     log.error({ err: error }, 'task failed');
-    const code = permanent ? (error as PermanentTaskError).code : -32603;
+    const code = permanent ? error.code : -32603;
     const text = permanent ? message : `Failed after ${row.attempt} attempt(s): ${message}`;
-    const data = permanent ? (error as PermanentTaskError).data : undefined;
+    const data = permanent ? error.data : undefined;
     try {
       inTransaction(deps.connection, () =>
         queries.tasks.finish(fence, deps.now(), {

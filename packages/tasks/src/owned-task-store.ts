@@ -1,6 +1,6 @@
 import type { TaskPollRow } from '@reflow/db';
 import { pendingRequests } from './input-gate.ts';
-import type { TaskEngine } from './task-engine.ts';
+import { isTerminal, type TaskEngine } from './task-engine.ts';
 import { toTaskView } from './task-view.ts';
 
 /**
@@ -46,7 +46,49 @@ export class OwnedTaskStore {
     return true;
   }
 
+  /**
+   * Follows a task the principal can see: `onChange` gets the task as get() shows it whenever its
+   * status, statusMessage or pending input changes, the last time when it ends (or expires:
+   * undefined). Undefined, and nothing is followed, when no such task is visible. Writes of other
+   * processes sharing the database are caught by a re-read every `recheckMs`.
+   */
+  watch(
+    taskId: string,
+    owner: string,
+    onChange: (task: ReturnType<OwnedTaskStore['get']>) => void,
+    recheckMs = 1_000,
+  ): (() => void) | undefined {
+    const first = this.get(taskId, owner);
+    if (!first) return undefined;
+    let last = seenAs(first);
+    let stopped = false;
+    const check = () => {
+      if (stopped) return;
+      const task = this.get(taskId, owner);
+      const seen = task ? seenAs(task) : 'gone';
+      if (seen === last) return;
+      last = seen;
+      if (!task || isTerminal(task.status)) stop();
+      onChange(task);
+    };
+    const unsubscribe = this.engine.watch(taskId, check);
+    const timer = setInterval(check, recheckMs);
+    timer.unref();
+    const stop = () => {
+      stopped = true;
+      unsubscribe();
+      clearInterval(timer);
+    };
+    if (isTerminal(first.status)) stop();
+    return stop;
+  }
+
   #visibleTo(row: TaskPollRow, principal: string): boolean {
     return row.owner === principal || this.options.seesAll === true;
   }
+}
+
+/** What a follower tells apart: the poll interval and timestamps alone are no news. */
+function seenAs(task: NonNullable<ReturnType<OwnedTaskStore['get']>>): string {
+  return JSON.stringify([task.status, task.statusMessage ?? null, Object.keys(task.inputRequests ?? {})]);
 }

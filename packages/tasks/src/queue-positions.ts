@@ -27,7 +27,7 @@ export class QueuePositions {
     let high = this.#order.length;
     while (low < high) {
       const mid = (low + high) >>> 1;
-      const other = this.#order[mid]!;
+      const other = this.#order[mid];
       if (other.createdAt < task.createdAt || (other.createdAt === task.createdAt && other.id < task.id)) low = mid + 1;
       else high = mid;
     }

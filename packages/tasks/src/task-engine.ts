@@ -161,6 +161,7 @@ export class TaskEngine {
    */
   answer(taskId: string, responses: Record<string, unknown>, by: string, awaiting?: string): AnswerOutcome {
     const outcome = this.queries.inputs.answer(taskId, this.#o.now(), responses, by, awaiting);
+    this.#events.emit(`changed:${taskId}`);
     if (outcome.resumed) queueMicrotask(() => this.kick());
     return outcome;
   }
@@ -241,6 +242,19 @@ export class TaskEngine {
     });
   }
 
+  /**
+   * Calls `onChange` whenever this process writes something of the task a reader sees (claimed,
+   * progress, parked, answered, settled, cancelled). Returns the unsubscribe. Another process
+   * sharing the database is not heard here: a watcher that must see its writes also re-reads.
+   */
+  watch(taskId: string, onChange: () => void): () => void {
+    const names = [`changed:${taskId}`, `progress:${taskId}`, `settled:${taskId}`];
+    for (const name of names) this.#events.on(name, onChange);
+    return () => {
+      for (const name of names) this.#events.off(name, onChange);
+    };
+  }
+
   get runningCount(): number {
     return this.#running.size;
   }
@@ -261,6 +275,7 @@ export class TaskEngine {
     const handler = this.#handlers.get(row.kind);
     const abort = new AbortController();
     this.#running.set(row.id, abort);
+    this.#events.emit(`changed:${row.id}`);
     const startedAt = this.#o.now();
     const run = handler
       ? runAttempt(row, handler, abort, {

@@ -7,7 +7,7 @@ export function newTaskId(): string {
 
 /** Stable JSON (sorted keys) so equal inputs give equal keys whatever their key order. */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item)).join(',')}]`;
   if (value && typeof value === 'object')
     return `{${Object.keys(value)
       .sort()

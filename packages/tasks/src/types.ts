@@ -96,5 +96,5 @@ export interface CreateTaskRequest {
    * Called only when a new task would be written (not for a duplicate of running work), inside the
    * creating transaction; throw to refuse. Where per-principal limits go.
    */
-  admit?(): void;
+  admit?: () => void;
 }

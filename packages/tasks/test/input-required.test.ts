@@ -101,9 +101,9 @@ test('a task parks with unique keys, ignores wrong keys, resumes on the last ans
   second.answer(task.id, { 'r2-sure': { action: 'accept' } }, 'alice');
   const done = await second.waitFor(task.id);
   assert.equal(done?.status, 'completed');
-  assert.deepEqual(JSON.parse(done!.result!), { name: 'Ada', colour: 'teal', sure: { action: 'accept' } });
+  assert.deepEqual(JSON.parse(done.result!), { name: 'Ada', colour: 'teal', sure: { action: 'accept' } });
   assert.equal(runs, 3);
-  assert.ok(done!.attempt <= done!.maxAttempts, 'parking does not use up attempts');
+  assert.ok(done.attempt <= done.maxAttempts, 'parking does not use up attempts');
   assert.deepEqual(
     second.queries.tasks
       .events(task.id)

@@ -67,7 +67,7 @@ test('a lapsed lease of its own running attempt: the engine does not claim the t
   assert.equal(engine.runningCount, 1);
   assert.equal(engine.get(task.id)!.attempt, 1);
   assert.equal(engine.cancel(task.id, 'o'), true);
-  assert.equal(w.attempts[0]!.ctx.signal.aborted, true, 'cancel reached the running attempt');
+  assert.equal(w.attempts[0].ctx.signal.aborted, true, 'cancel reached the running attempt');
   await until(() => engine.runningCount === 0 && w.active === 0, 'the attempt to stop');
   assert.equal(engine.get(task.id)!.status, 'cancelled');
   assert.equal(w.mostAtOnce, 1);
@@ -85,7 +85,7 @@ test('a lapsed lease renewed by the heartbeat before the engine looks for work: 
   await until(() => engine.get(task.id)!.leaseExpiresAt! > Date.now() + offset, 'the heartbeat to renew the lease');
   engine.kick();
   assert.equal(w.attempts.length, 1);
-  w.attempts[0]!.open();
+  w.attempts[0].open();
   const done = await engine.waitFor(task.id);
   assert.deepEqual([done?.status, done?.attempt, w.mostAtOnce], ['completed', 1, 1]);
 });
@@ -105,9 +105,9 @@ test('concurrency holds when leases lapse: the engine runs other tasks in the fr
   engine.kick();
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual([w.attempts.length, engine.runningCount, w.mostAtOnce], [2, 2, 2]);
-  w.attempts[0]!.open();
+  w.attempts[0].open();
   await until(() => w.attempts.length === 3, 'the third task in the freed slot');
-  assert.equal(engine.get(ids[2]!)!.attempt, 1);
+  assert.equal(engine.get(ids[2])!.attempt, 1);
   for (const a of w.attempts.slice(1)) a.open();
   for (const id of ids) assert.equal((await engine.waitFor(id))?.status, 'completed');
   assert.equal(w.mostAtOnce, 2);
@@ -136,7 +136,7 @@ test('shutting down with a lapsed lease waits for the one attempt and releases i
 for (const order of ['writes while the new attempt runs', 'writes after the new attempt finished'] as const)
   test(`another engine takes over a lapsed lease; the stalled attempt ${order}: refused, and stopped locally`, async () => {
     const path = engines.freshPath();
-    let offsetA = 0;
+    const offsetA = 0;
     const a = watched();
     const { engine: engineA, connection } = engines.open(path, [a.handler], {
       now: () => Date.now() + offsetA,
@@ -155,10 +155,10 @@ for (const order of ['writes while the new attempt runs', 'writes after the new 
     engineB.kick();
     await until(() => b.attempts.length === 1, 'attempt 2 on engine B');
     assert.equal(engineB.get(task.id)!.attempt, 2);
-    const stale = a.attempts[0]!;
+    const stale = a.attempts[0];
     const fence = { taskId: task.id, attempt: 1, claimedBy: engineA.instanceId };
     if (order === 'writes after the new attempt finished') {
-      b.attempts[0]!.open();
+      b.attempts[0].open();
       assert.equal((await engineB.waitFor(task.id))?.status, 'completed');
     }
     // The stalled attempt wakes and writes: every write is refused by the fence.
@@ -176,7 +176,7 @@ for (const order of ['writes while the new attempt runs', 'writes after the new 
     await until(() => engineA.runningCount === 0, 'engine A to let go of it');
     if (order === 'writes while the new attempt runs') {
       assert.equal(engineB.get(task.id)!.status, 'working', 'attempt 2 still running, untouched');
-      b.attempts[0]!.open();
+      b.attempts[0].open();
     }
     const done = await engineB.waitFor(task.id);
     assert.deepEqual([done?.status, JSON.parse(done!.result!)], ['completed', { attempt: 2 }]);
@@ -205,10 +205,10 @@ test('a running attempt whose lease lapsed still holds its scope: an overlapping
   engine.kick();
   await new Promise((r) => setTimeout(r, 50));
   assert.deepEqual([w.attempts.length, engine.get(second)!.claimedBy], [1, null], 'the overlapping task waits');
-  w.attempts[0]!.open();
+  w.attempts[0].open();
   assert.equal((await engine.waitFor(first))?.status, 'completed');
   await until(() => w.attempts.length === 2, 'the second task after the first');
-  w.attempts[1]!.open();
+  w.attempts[1].open();
   assert.equal((await engine.waitFor(second))?.status, 'completed');
   assert.equal(w.mostAtOnce, 1);
 });
@@ -228,6 +228,6 @@ test('the sweeper does not give up on a task whose last attempt is running here 
   offset = LONG_LEASE_MS + 1;
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(engine.get(task.id)!.status, 'working', 'not failed under its running attempt');
-  w.attempts[0]!.open();
+  w.attempts[0].open();
   assert.equal((await engine.waitFor(task.id))?.status, 'completed');
 });

@@ -77,7 +77,7 @@ test('each read hands out the interval for now: it grows with the place in the q
     // Five ahead of it on one worker, then its own: 6 × 4 s expected, asked every 6 s.
     assert.equal(engine.pollIntervalFor(engine.get(last.id)!), 6000);
     assert.equal(last.pollIntervalMs, 6000, 'created with the interval for the back of the queue');
-    assert.equal(engine.pollIntervalFor(engine.get(queued[0]!.id)!), 1000);
+    assert.equal(engine.pollIntervalFor(engine.get(queued[0].id)!), 1000);
     // Running: a quarter of what is left of a typical 4 s attempt.
     const left = () => 4000 - (now - engine.get(running.id)!.startedAt!);
     assert.equal(engine.pollIntervalFor(engine.get(running.id)!), Math.round(left() / 4));

@@ -69,11 +69,11 @@ test('on start, claims of a dead process on this host are released at once; a li
     [false, true, true],
     'only the dead claimant lost its claim',
   );
-  const reclaimed = engine.get(ids[0]!)!;
+  const reclaimed = engine.get(ids[0])!;
   assert.equal(reclaimed.attempt, 2);
   assert.ok(
     engine.queries.tasks
-      .events(ids[0]!)
+      .events(ids[0])
       .some((e) => e.kind === 'released' && /process running this attempt stopped/.test(e.message)),
   );
   job.openNext();
@@ -97,9 +97,9 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
   assert.equal(engine.get(lapsed)!.attempt, 2);
   const failed = await engine.waitFor(spent);
   assert.equal(failed?.status, 'failed');
-  assert.equal(failed?.attempt, 3, 'never claimed a fourth time');
-  assert.deepEqual(failed?.error?.code, -32603);
-  assert.match(failed!.error!.message, /Gave up after 3 attempt\(s\): each time, the process running it stopped/);
+  assert.equal(failed.attempt, 3, 'never claimed a fourth time');
+  assert.deepEqual(failed.error?.code, -32603);
+  assert.match(failed.error.message, /Gave up after 3 attempt\(s\): each time, the process running it stopped/);
   job.openNext();
   assert.equal((await engine.waitFor(lapsed))?.status, 'completed');
 });

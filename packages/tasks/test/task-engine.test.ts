@@ -10,7 +10,7 @@ import { engineFactory } from './engine-helper.ts';
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
 after(() => engines.removeDir());
-const engineOn = engines.open;
+const engineOn: typeof engines.open = (...args) => engines.open(...args);
 const freshPath = engines.freshPath;
 
 const echo: TaskHandler<{ value: number }> = {
@@ -41,7 +41,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } }).created, true);
   const done = await engine.waitFor(a.task.id);
   assert.equal(done?.status, 'completed');
-  assert.deepEqual(JSON.parse(done!.result!), { doubled: 42 });
+  assert.deepEqual(JSON.parse(done.result!), { doubled: 42 });
   assert.deepEqual(
     engine.queries.tasks.events(a.task.id).map((e) => e.kind),
     ['created', 'claimed', 'progress', 'completed'],
@@ -77,10 +77,10 @@ test('a failing attempt is retried; a task out of attempts fails with the reason
   engine.start();
   const f = await engine.waitFor(engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
   assert.equal(f?.status, 'completed');
-  assert.equal(f?.attempt, 2);
+  assert.equal(f.attempt, 2);
   const b = await engine.waitFor(engine.create({ owner: 'o', kind: 'broken', input: {} }).task.id);
   assert.equal(b?.status, 'failed');
-  assert.match(b!.error!.message, /Failed after 2 attempt\(s\): always broken/);
+  assert.match(b.error!.message, /Failed after 2 attempt\(s\): always broken/);
   const r = await engine.waitFor(engine.create({ owner: 'o', kind: 'refused', input: {} }).task.id);
   assert.deepEqual([r?.status, r?.attempt, r?.error?.code], ['failed', 1, -32602]);
 });
@@ -142,7 +142,7 @@ test('after a restart the new process reclaims the task; the old attempt can no 
   fresh.engine.start();
   const done = await fresh.engine.waitFor(task.id);
   assert.equal(done?.attempt, 2);
-  assert.deepEqual(JSON.parse(done!.result!), { by: 'new' });
+  assert.deepEqual(JSON.parse(done.result!), { by: 'new' });
   releaseOld();
   while (old.engine.runningCount > 0) await sleep(5);
   assert.deepEqual(

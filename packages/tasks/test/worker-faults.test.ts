@@ -38,13 +38,13 @@ test('a worker thread that exits or runs out of memory fails its attempt; retrie
   engine.start();
   const crashed = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } }).task.id);
   assert.equal(crashed?.status, 'failed');
-  assert.equal(crashed?.attempt, 2, 'retried once');
-  assert.match(crashed!.error!.message, /^Failed after 2 attempt\(s\): .*exit/i);
+  assert.equal(crashed.attempt, 2, 'retried once');
+  assert.match(crashed.error!.message, /^Failed after 2 attempt\(s\): .*exit/i);
   const oom = await engine.waitFor(engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } }).task.id);
   assert.equal(oom?.status, 'failed');
-  assert.match(oom!.error!.message, /^Failed after 2 attempt\(s\): .*memory/i);
+  assert.match(oom.error!.message, /^Failed after 2 attempt\(s\): .*memory/i);
   // The pool replaced the dead threads: the next task runs.
-  const next = engine.create({ owner: 'o', kind: 'worker', input: { mode: 'cooperative', n: 1 } as never }).task.id;
+  const next = engine.create({ owner: 'o', kind: 'worker', input: { mode: 'cooperative', n: 1 } }).task.id;
   await until(() => started > 0, 'a fresh worker to start');
   engine.cancel(next, 'o');
   assert.equal((await engine.waitFor(next))?.status, 'cancelled');

@@ -18,7 +18,9 @@ export function withFileLock<T>(path: string, fn: () => T): T {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (Date.now() - lockAge(lock) > STALE_MS) rmSync(lock, { force: true });
       else if (Date.now() > deadline)
-        throw new Error(`${path} is locked by another reflow process (${lock}); remove the lock if none is running`);
+        throw new Error(`${path} is locked by another reflow process (${lock}); remove the lock if none is running`, {
+          cause: error,
+        });
       else pause(5 + Math.random() * 20);
     }
   }

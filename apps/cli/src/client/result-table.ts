@@ -3,7 +3,10 @@ import Table from 'cli-table3';
 import { optimality } from '../optimality.ts';
 
 const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)}`;
-const isReflow = (sc: Record<string, unknown>): sc is Record<string, unknown> & ReflowResult =>
+/** What a result needs to be shown as tables; a server of another version may leave out the rest. */
+type ShownResult = Omit<ReflowResult, 'window' | 'offlineRooms' | 'optimal'> &
+  Partial<Pick<ReflowResult, 'window' | 'offlineRooms' | 'optimal'>>;
+const isReflow = (sc: Record<string, unknown>): sc is Record<string, unknown> & ShownResult =>
   Array.isArray(sc.moves) && Array.isArray(sc.unresolvedBookings) && typeof sc.moved === 'number';
 
 /** A reflow result as a person reads it: a summary, the moves, and what needs rebooking and why. */
@@ -15,7 +18,9 @@ export function renderResult(structured: Record<string, unknown> | undefined, te
   lines.push(
     `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings${scope}; ${r.unresolved} ${r.applied ? 'need' : 'would need'} rebooking${r.applied ? '' : ' (dry run: nothing was written)'}.`,
   );
-  lines.push(`Total shift ${r.totalShiftMinutes} min${r.optimal ? `; ${optimality(r)}` : ''}.`);
+  lines.push(
+    `Total shift ${r.totalShiftMinutes} min${r.optimal ? `; ${optimality({ optimal: r.optimal, movedBound: r.movedBound })}` : ''}.`,
+  );
   if (r.moves.length) {
     const moves = new Table({
       head: ['booking', 'from', 'to', 'shift', 'title'],

@@ -46,7 +46,8 @@ export class StateFile {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    const doc = JSON.parse(text) as StateDocument;
+    // Whatever the file holds, checked below: it may not be ours.
+    const doc = JSON.parse(text) as Partial<StateDocument> | null;
     if (!doc || !Array.isArray(doc.tasks)) throw new Error(`${this.path} is not a reflow state file`);
     return doc.tasks;
   }

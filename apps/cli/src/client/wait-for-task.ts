@@ -1,7 +1,8 @@
 import type { McpHttpClient } from '../mcp-http-client.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import type { InputAsker } from './ask-on-terminal.ts';
-import { pollTask, type PollOutcome } from './poll-task.ts';
+import { followTask } from './follow-task.ts';
+import type { PollOutcome } from './poll-task.ts';
 import { ProgressLine } from './progress-line.ts';
 import { reportExpired, reportTask, type OutputOptions } from './report-outcome.ts';
 import type { SavedTask, StateFile } from './state-file.ts';
@@ -25,10 +26,11 @@ export async function waitForTask(
   try {
     let outcome: PollOutcome;
     for (;;) {
-      outcome = await pollTask(client, saved.taskId, {
+      outcome = await followTask(client, saved.taskId, {
         pollIntervalMs: saved.pollIntervalMs,
         signal: stop.signal,
         onUpdate: (task) => task.status === 'working' && line.update(task.statusMessage),
+        onPolling: (why) => line.update(`polling tasks/get: ${why}`),
       });
       // A task asking for input: answer on the terminal when we can, then keep waiting.
       if (!ask || outcome.kind !== 'task' || outcome.task.status !== 'input_required') break;

@@ -11,6 +11,8 @@ export interface ConnectionOptions {
   token?: string;
   stateFile?: string;
   json?: boolean;
+  /** Wait by polling only (no subscriptions/listen). */
+  poll?: boolean;
 }
 
 export interface CallOptions extends ConnectionOptions {
@@ -39,7 +41,13 @@ export function mcpEndpoint(raw: string): string {
 }
 export const tokenOf = (o: ConnectionOptions) => o.token ?? process.env.REFLOW_TOKEN;
 export const clientFor = (url: string, o: ConnectionOptions) =>
-  new McpHttpClient({ url, token: tokenOf(o), tasks: true, clientInfo: { name: 'reflow-cli', version: '0.1.0' } });
+  new McpHttpClient({
+    url,
+    token: tokenOf(o),
+    tasks: true,
+    listen: !o.poll,
+    clientInfo: { name: 'reflow-cli', version: '0.1.0' },
+  });
 
 /**
  * `reflow call`: calls reflow_month as a client that declares the Tasks extension. A task handle is
@@ -96,7 +104,7 @@ export function reportCallError(error: unknown, url: string): ExitCode {
   else if (error instanceof HttpError) process.stderr.write(`The server at ${url} answered ${error.message}\n`);
   else
     process.stderr.write(
-      `Could not reach ${url}: ${(error as Error).cause ? String((error as Error & { cause: Error }).cause.message ?? (error as Error).cause) : (error as Error).message}\n`,
+      `Could not reach ${url}: ${(error as Error).cause ? String((error as Error & { cause: { message?: string } }).cause.message ?? (error as Error).cause) : (error as Error).message}\n`,
     );
   return EXIT.error;
 }

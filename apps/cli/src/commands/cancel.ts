@@ -8,6 +8,7 @@ import { clientFor, mcpEndpoint, reportCallError, serverUrl, type ConnectionOpti
 /** `reflow cancel TASK_ID`: asks the server to cancel; a task already finished keeps its outcome. */
 export async function runCancel(taskId: string, options: ConnectionOptions): Promise<ExitCode> {
   const state = new StateFile(stateFilePath(options.stateFile));
+  // eslint-disable-next-line unicorn/no-array-callback-reference -- StateFile.find looks a task up by id; it takes no callback
   const url = options.url ? mcpEndpoint(options.url) : (state.find(taskId)?.url ?? serverUrl(options));
   const client = clientFor(url, options);
   let task: WireTask;

@@ -281,8 +281,8 @@ function cli(args: string[], clients: ChildProcess[], shorten: (text: string) =>
       console.log(`  ${shorten(line)}`);
     }
   };
-  child.stdout!.on('data', (d: Buffer) => echo(d, true));
-  child.stderr!.on('data', (d: Buffer) => echo(d, false));
+  child.stdout.on('data', (d: Buffer) => echo(d, true));
+  child.stderr.on('data', (d: Buffer) => echo(d, false));
   const exited = new Promise<number | null>((resolve) =>
     child.on('close', (code) => {
       if (cut) console.log(`  … ${cut} more lines (the moves and unresolved bookings as tables)`);

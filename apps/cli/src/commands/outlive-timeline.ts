@@ -15,7 +15,7 @@ export function printTimeline(entries: TimelineEntry[], t0: number): void {
   const firstOrLast = new Set<TimelineEntry>();
   for (const attempt of new Set(progress.map((e) => e.attempt))) {
     const ofAttempt = progress.filter((e) => e.attempt === attempt);
-    firstOrLast.add(ofAttempt[0]!).add(ofAttempt.at(-1)!);
+    firstOrLast.add(ofAttempt[0]).add(ofAttempt.at(-1)!);
   }
   let hidden = 0;
   for (const e of sorted) {

@@ -36,6 +36,7 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
 
 /** The task's saved handle; a task id from elsewhere (another machine, a log) is followed at --url and remembered from now on. */
 function savedOrAdopted(state: StateFile, taskId: string, options: ConnectionOptions): SavedTask {
+  // eslint-disable-next-line unicorn/no-array-callback-reference -- StateFile.find looks a task up by id; it takes no callback
   const saved = state.find(taskId);
   if (saved) return saved;
   const now = new Date().toISOString();

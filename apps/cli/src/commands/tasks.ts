@@ -61,7 +61,7 @@ function printList(page: any): void {
   console.log(page.tasks.length ? rows.toString() : 'No tasks match.');
   console.log(
     [...Object.entries(page.counts), ['awaiting approval', page.awaitingApproval ?? 0]]
-      .map(([s, n]) => `${s} ${n}`)
+      .map(([s, n]) => `${s} ${String(n)}`)
       .join(' · '),
   );
   if (page.nextCursor) console.log(`More: --cursor ${page.nextCursor}`);
@@ -164,7 +164,7 @@ export function tasksCommand(): Command {
         for (const key of ['status', 'kind', 'since', 'limit', 'cursor'] as const)
           if (o[key] !== undefined) query.set(key, String(o[key]));
         if (o.awaiting) query.set('awaiting', 'operator');
-        const page = await call(o, 'GET', `/tasks${query.size ? `?${query}` : ''}`);
+        const page = await call(o, 'GET', `/tasks${query.size ? `?${query.toString()}` : ''}`);
         if (o.json) console.log(JSON.stringify(page, null, 2));
         else printList(page);
       }),

@@ -5,6 +5,7 @@ import { renderDetail, renderNoTaskChosen } from './task-detail.js';
 import { setUpReflowForm } from './reflow-form.js';
 
 const $ = (id) => document.getElementById(id);
+/** @type {{ status: string, kind: string, since: string, tasks: any[], cursor: string | null | undefined, older: any[], pollMs: number, selected: string | null, detail: unknown, monthCache: Map<string, any>, timer: number | ReturnType<typeof setTimeout>, authBlocked: boolean }} */
 const state = {
   status: '',
   /** 'operator' while the "Awaiting approval" filter is on. */
@@ -67,7 +68,7 @@ async function refreshList() {
       state.awaiting = chosen === 'awaiting' ? 'operator' : '';
       state.status = chosen === 'awaiting' ? '' : chosen;
       state.older = [];
-      tick();
+      void tick();
     },
     page.awaitingApproval,
   );
@@ -104,7 +105,7 @@ async function refreshDetail() {
   });
 }
 
-/** One round: list and open task, then wait the server's poll interval. */
+/** One round: list and open task, then wait the server's poll interval. Never rejects: it shows its own failures. */
 async function tick() {
   clearTimeout(state.timer);
   if (state.authBlocked || document.hidden) return; // a hidden tab stops asking; visibilitychange resumes it
@@ -124,7 +125,8 @@ async function tick() {
       showError(error.message);
     } else handleFailure(error);
   }
-  if (!state.authBlocked) state.timer = setTimeout(tick, Math.max(250, state.pollMs));
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- handleFailure may have set it; TypeScript keeps the check at the top narrowed across the awaits
+  if (!state.authBlocked) state.timer = setTimeout(() => void tick(), Math.max(250, state.pollMs));
 }
 
 function open(taskId) {
@@ -139,7 +141,7 @@ async function cancel(taskId) {
     if (error?.code !== 'RFL_TASK_FINISHED') return handleFailure(error);
     showError(error.message);
   }
-  tick();
+  void tick();
 }
 
 /** An operator's decision on a reflow awaiting approval; a refusal (already decided, no reason) is shown as it is. */
@@ -193,7 +195,7 @@ function route() {
   const match = /^#task=(tsk_[0-9a-zA-Z]+)$/.exec(location.hash);
   state.selected = match ? match[1] : null;
   if (!state.selected) renderNoTaskChosen($('detail'));
-  tick();
+  void tick();
 }
 
 $('token-input').value = token.get();
@@ -201,35 +203,38 @@ $('token-form').addEventListener('submit', (e) => {
   e.preventDefault();
   token.set($('token-input').value.trim());
   state.authBlocked = false;
-  tick();
+  void tick();
 });
 $('token-clear').addEventListener('click', () => {
   token.set('');
   $('token-input').value = '';
   state.authBlocked = false;
-  tick();
+  void tick();
 });
 $('filter-kind').addEventListener('change', (e) => {
   state.kind = e.target.value.trim();
   state.older = [];
-  tick();
+  void tick();
 });
 $('filter-since').addEventListener('change', (e) => {
   state.since = e.target.value;
   state.older = [];
-  tick();
+  void tick();
 });
-$('load-more').addEventListener('click', async () => {
+async function loadMore() {
   try {
     const page = await api.tasks({ ...filters(), cursor: state.cursor });
     state.older.push(...page.tasks);
     state.cursor = page.nextCursor;
-    tick();
+    void tick();
   } catch (error) {
     handleFailure(error);
   }
-});
+}
+$('load-more').addEventListener('click', () => void loadMore());
 setUpReflowForm({ onStarted: (taskId) => (location.hash = `task=${taskId}`), onFailure: handleFailure });
 window.addEventListener('hashchange', route);
-document.addEventListener('visibilitychange', () => !document.hidden && tick());
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) void tick();
+});
 route();

@@ -83,15 +83,13 @@ export function parseTokenList(list: string): TokenEntry[] {
     .map((item) => item.trim())
     .filter(Boolean)
     .map((item, i) => {
-      const [id, role, ...rest] = item.split(':');
+      const [id, role = '', ...rest] = item.split(':');
       const token = rest.join(':');
       const where = `AUTH_TOKENS entry ${i + 1}`;
       if (!principalId.safeParse(id).success)
         throw new Error(`Invalid configuration: ${where}: principal must be 1–100 letters, digits or . _ @ -`);
       if (!ROLES.includes(role as Role))
-        throw new Error(
-          `Invalid configuration: ${where} (${id}): role must be client or operator, not "${role ?? ''}"`,
-        );
+        throw new Error(`Invalid configuration: ${where} (${id}): role must be client or operator, not "${role}"`);
       if (token.length < 16)
         throw new Error(`Invalid configuration: ${where} (${id}): the token must be at least 16 characters`);
       return { id, role: role as Role, hash: sha256(token) };
@@ -104,7 +102,7 @@ export function readTokenFile(path: string): TokenEntry[] {
   try {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(`Invalid configuration: AUTH_TOKENS_FILE ${path}: ${(error as Error).message}`);
+    throw new Error(`Invalid configuration: AUTH_TOKENS_FILE ${path}: ${(error as Error).message}`, { cause: error });
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

@@ -13,6 +13,13 @@ export interface TransportGuardOptions {
   corsOrigins?: string[];
 }
 
+/**
+ * The JSON-RPC code of a Host/Origin refusal. 2026-07-28 makes -32000..-32019 legacy (new code
+ * SHOULD NOT use it) and reserves -32020..-32099 for the specification; application codes SHOULD
+ * sit outside -32768..-32000. This one echoes the HTTP 403 it comes with.
+ */
+export const HOST_OR_ORIGIN_REFUSED = -31403;
+
 /** Probes and metrics are asked for by address (a load balancer, a pod IP), never by a browser. */
 const UNGUARDED = /^\/(healthz|readyz|metrics)(\?|$)/;
 
@@ -46,7 +53,9 @@ export function transportGuard(options: TransportGuardOptions) {
           { host: request.headers.host, origin: request.headers.origin },
           'request refused: host or origin not allowed',
         );
-        return reply.code(403).send({ jsonrpc: '2.0', error: { code: -32000, message: check.message }, id: null });
+        return reply
+          .code(403)
+          .send({ jsonrpc: '2.0', error: { code: HOST_OR_ORIGIN_REFUSED, message: check.message }, id: null });
       }
     }
   };

@@ -18,9 +18,9 @@ export function requireDeclaredCapabilities(mcp: McpServer, needs: Record<string
   server.removeRequestHandler('tools/call');
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const capability = Object.hasOwn(needs, request.params.name) ? needs[request.params.name] : undefined;
-    if (capability && !clientCapabilities(ctx.mcpReq.envelope as Record<string, unknown> | undefined)[capability])
+    if (capability && !clientCapabilities(ctx.mcpReq.envelope)[capability])
       throw new MissingRequiredClientCapabilityError(
-        { requiredCapabilities: { [capability]: {} } } as never,
+        { requiredCapabilities: { [capability]: {} } },
         `Tool ${request.params.name} needs the ${capability} capability declared in the request's client capabilities`,
       );
     return inner(request, ctx);

@@ -99,7 +99,8 @@ export function fixtureTaskHandlers(): TaskHandler<any>[] {
             },
             message: 'Waiting for two answers',
           };
-        const name = String(accepted(ctx.resumed.responses.name)?.name ?? '');
+        const answered = accepted(ctx.resumed.responses.name)?.name;
+        const name = typeof answered === 'string' ? answered : '';
         const confirm = accepted(ctx.resumed.responses.confirm)?.confirm === true;
         return done(
           text(`Got ${name || 'no name'}, confirm=${confirm}`, { structuredContent: { name, confirm } }),

@@ -34,7 +34,7 @@ export function registerConformanceFixtures(mcp: McpServer, tasks: TaskTools, en
   const needs = (call: ToolCall, capability: string) => {
     if (!call.clientCapabilities[capability])
       throw new MissingRequiredClientCapabilityError(
-        { requiredCapabilities: { [capability]: {} } } as never,
+        { requiredCapabilities: { [capability]: {} } },
         `This tool asks for input through ${capability}, which the request did not declare`,
       );
   };

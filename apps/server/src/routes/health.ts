@@ -7,7 +7,7 @@ export async function healthRoutes(app: FastifyInstance, options: { services: Se
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const { services } = options;
-    let database = false;
+    let database: boolean;
     let migrations = false;
     try {
       database = services.connection.sqlite.prepare('SELECT 1 AS ok').get() !== undefined;

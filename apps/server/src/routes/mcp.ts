@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { answerTasksGet } from '@reflow/mcp-tasks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { answerTasksGet, TaskListenRouter } from '@reflow/mcp-tasks';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
 import { callerTasks, mcpServerFactory, SERVER_NAME } from '../mcp-server.ts';
@@ -30,6 +30,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     maxRequestBodySize: options.bodyLimit,
     onerror: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
   });
+  // subscriptions/listen naming tasks (Task Status Notifications) is served here; the SDK's
+  // listen router knows only the list_changed and resource filters.
+  const listens = new TaskListenRouter({ serverInfo });
+  app.addHook('preClose', async () => listens.close());
   app.addHook('onClose', async () => handler.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_req, body, done) =>
@@ -58,6 +62,27 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           return reply.type('application/json').send(answer);
         }
       }
+      // The client hanging up before the answer is written cancels the request (2026-07-28
+      // transports/cancellation): the SDK aborts the handler's signal when this one aborts.
+      const hangUp = new AbortController();
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
+      });
+
+      if (parsedBody !== undefined && request.headers['mcp-method'] === 'subscriptions/listen') {
+        const { caller, store } = callerTasks(services, authInfo);
+        const listen = await listens.answer({
+          body: parsedBody,
+          headers: mcpHeaders(request),
+          principal: caller.id,
+          store,
+          signal: hangUp.signal,
+        });
+        if (listen) {
+          services.metrics.mcpRequests.inc({ method: 'subscriptions/listen', path: 'direct' });
+          return sendResponse(reply, listen);
+        }
+      }
       services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
 
       const url = `http://${request.headers.host ?? 'localhost'}${request.url}`;
@@ -69,16 +94,23 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         method: request.method,
         headers,
         body: body && body.length ? body : undefined,
+        signal: hangUp.signal,
       });
       const response = await handler.fetch(webRequest, {
         authInfo,
         ...(parsedBody !== undefined ? { parsedBody } : {}),
       });
-      reply.code(response.status);
-      response.headers.forEach((value, name) => reply.header(name, value));
-      return response.body ? reply.send(Readable.fromWeb(response.body as never)) : reply.send();
+      return sendResponse(reply, response);
     },
   });
+}
+
+function sendResponse(reply: FastifyReply, response: Response) {
+  reply.code(response.status);
+  response.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  return response.body ? reply.send(Readable.fromWeb(response.body as never)) : reply.send();
 }
 
 function parseJson(body: Buffer): unknown {
@@ -100,6 +132,7 @@ const LABELLED_METHODS = new Set([
   'tasks/cancel',
   'tasks/list',
   'tasks/result',
+  'subscriptions/listen',
 ]);
 
 /** The Mcp-Method header when it names a method we label; anything else is "other", never a label per value a client sends. */

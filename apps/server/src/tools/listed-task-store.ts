@@ -20,7 +20,8 @@ export class ListedTaskStore extends OwnedTaskStore implements LegacyTaskStore {
     const shown = rows.slice(0, page.limit);
     const last = shown.at(-1);
     return {
-      tasks: shown.map(toTaskView),
+      // As tasks/get shows each task (OwnedTaskStore.get): the poll interval it should use now.
+      tasks: shown.map((row) => toTaskView(row, this.#engine.pollIntervalFor(row))),
       ...(rows.length > page.limit && last
         ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) }
         : {}),

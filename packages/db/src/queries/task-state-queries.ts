@@ -63,6 +63,7 @@ export function taskStateQueries(db: Db) {
     cancel(id: string, now: number, message: string, by: string): boolean {
       return db.transaction(
         (tx) => {
+          // No row when the task was not in a state to change (drizzle's type leaves out that undefined).
           const row = tx
             .update(tasks)
             .set({
@@ -74,7 +75,7 @@ export function taskStateQueries(db: Db) {
             })
             .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
             .returning({ attempt: tasks.attempt })
-            .get();
+            .get() as { attempt: number } | undefined;
           if (row)
             tx.insert(taskEvents)
               .values({ taskId: id, at: now, attempt: row.attempt, kind: 'cancelled', message, data: { by } })
@@ -89,6 +90,7 @@ export function taskStateQueries(db: Db) {
     failExhausted(id: string, now: number, error: TaskError): boolean {
       return db.transaction(
         (tx) => {
+          // No row when the task was not in a state to change (drizzle's type leaves out that undefined).
           const row = tx
             .update(tasks)
             .set({
@@ -102,7 +104,7 @@ export function taskStateQueries(db: Db) {
             })
             .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
             .returning({ attempt: tasks.attempt })
-            .get();
+            .get() as { attempt: number } | undefined;
           if (row)
             tx.insert(taskEvents)
               .values({ taskId: id, at: now, attempt: row.attempt, kind: 'failed', message: error.message })

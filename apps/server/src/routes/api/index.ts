@@ -8,7 +8,7 @@ import { exportRoutes } from './export-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
-const ALLOWED_QUERY: Record<string, string[]> = {
+const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
   '/api/tasks': ['status', 'kind', 'since', 'awaiting', 'limit', 'cursor'],
   '/api/bookings': ['month', 'room'],
 };

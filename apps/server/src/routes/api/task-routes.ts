@@ -40,7 +40,7 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
       const page = list.page(filter, now, request.query.limit, after);
       const last = page.rows.at(-1);
       return {
-        tasks: page.rows.map(toTaskSummary),
+        tasks: page.rows.map((row) => toTaskSummary(row)),
         counts: list.countsByStatus({ kind: filter.kind, createdSince: filter.createdSince }, now),
         awaitingApproval: list.countAwaiting({ kind: filter.kind, createdSince: filter.createdSince }, OPERATOR, now),
         nextCursor: page.more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
