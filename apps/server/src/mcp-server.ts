@@ -166,7 +166,7 @@ function revertReflowTool(services: Services, caller: Principal): TaskToolDefini
     try {
       return startRevert(services, taskId, caller);
     } catch (error) {
-      if (error instanceof RevertRefused) throw new Error(`${error.code}: ${error.message}`);
+      if (error instanceof RevertRefused) throw new Error(`${error.code}: ${error.message}`, { cause: error });
       throw error;
     }
   };

@@ -12,7 +12,7 @@ let s: TestServer;
 before(async () => {
   s = await startTestServer(APPROVAL_ENV);
 });
-after(async () => s?.close());
+after(async () => s.close());
 
 const finished = (taskId: string) =>
   waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed', 'cancelled'], 60_000, { token: OPS });
@@ -47,10 +47,10 @@ test('the previewed moves are applied exactly, except one booking edited meanwhi
   assert.equal(result.applied, true);
   const key = (m: any) => `${m.bookingId}|${m.toRoom}|${m.toStart}`;
   assert.deepEqual(
-    result.moves.map(key).sort(),
+    result.moves.map((m: any) => key(m)).sort(),
     preview.moves
       .filter((m: any) => m.bookingId !== edited)
-      .map(key)
+      .map((m: any) => key(m))
       .sort(),
     'exactly the previewed moves',
   );

@@ -126,7 +126,7 @@ test(
         page.waitForEvent('download'),
         detail.locator(`button[data-action="${action}"]`).click(),
       ]);
-      return readFileSync((await file.path())!, 'utf8');
+      return readFileSync(await file.path(), 'utf8');
     };
     assertCsvListsMoves(await fetched('download-csv'), done.result.structuredContent, rooms);
     assertIcsListsMoves(await fetched('download-ics'), done.result.structuredContent, rooms);
@@ -219,7 +219,11 @@ test(
     const exact = (await api(server.url, 'GET', `/api/tasks/${exactTask}`)).body.reflow;
     assert.equal(exact.summary.applied, true);
     const key = (m: any) => `${m.bookingId}|${m.toRoom}|${m.toStart}`;
-    assert.deepEqual(exact.moves.map(key).sort(), preview.moves.map(key).sort(), 'applied exactly as previewed');
+    assert.deepEqual(
+      exact.moves.map((m: any) => key(m)).sort(),
+      preview.moves.map((m: any) => key(m)).sort(),
+      'applied exactly as previewed',
+    );
 
     assert.deepEqual(errors, []);
   },

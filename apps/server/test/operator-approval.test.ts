@@ -30,7 +30,7 @@ describe('APPROVAL=operator', () => {
   before(async () => {
     s = await startTestServer({ ...APPROVAL_ENV, POLL_INTERVAL_MS: '200' });
   });
-  after(async () => s?.close());
+  after(async () => s.close());
 
   test('an agent’s reflow waits working with a sentence and a growing poll interval; approve applies it and names the approver', async () => {
     const before = bookingsChecksum(s.databasePath);

@@ -10,7 +10,7 @@ let s: TestServer;
 before(async () => {
   s = await startTestServer(APPROVAL_ENV);
 });
-after(async () => s?.close());
+after(async () => s.close());
 
 async function reflow(dryRun: boolean) {
   const started = await api(s.url, 'POST', '/api/reflows', {

@@ -21,7 +21,7 @@ let s: TestServer;
 before(async () => {
   s = await startTestServer(APPROVAL_ENV);
 });
-after(async () => s?.close());
+after(async () => s.close());
 
 /** Where every booking is and its status, without versions (a revert bumps them). */
 const placement = () =>

@@ -10,7 +10,7 @@ let s: TestServer;
 before(async () => {
   s = await startTestServer(APPROVAL_ENV);
 });
-after(async () => s?.close());
+after(async () => s.close());
 
 test('an operator starts a reflow: 202 with its own task, which runs to completed without waiting for approval', async () => {
   const started = await api(s.url, 'POST', '/api/reflows', {

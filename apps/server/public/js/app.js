@@ -153,7 +153,7 @@ async function decide(call, taskId, reason) {
     if (!error?.code) return handleFailure(error);
     showError(`${error.message} (${error.code})`);
   }
-  tick();
+  void tick();
 }
 const approve = (taskId, reason) => decide(api.approve, taskId, reason);
 const reject = (taskId, reason) => decide(api.reject, taskId, reason);

@@ -21,7 +21,7 @@ function clampWindow() {
 
 export function setUpReflowForm({ onStarted, onFailure }) {
   let roomsLoaded = false;
-  $('new-reflow').addEventListener('toggle', async () => {
+  const loadRooms = async () => {
     if (!$('new-reflow').open || roomsLoaded) return;
     try {
       const { rooms } = await api.rooms();
@@ -42,9 +42,10 @@ export function setUpReflowForm({ onStarted, onFailure }) {
     } catch (error) {
       onFailure(error);
     }
-  });
+  };
+  $('new-reflow').addEventListener('toggle', () => void loadRooms());
   $('reflow-month').addEventListener('change', clampWindow);
-  $('reflow-form').addEventListener('submit', async (event) => {
+  const submit = async (event) => {
     event.preventDefault();
     const rooms = [...document.querySelectorAll('#reflow-rooms input[name="room"]:checked')].map((i) => i.value);
     if (rooms.length === 0) return ($('reflow-problem').textContent = 'Pick at least one room.');
@@ -63,5 +64,6 @@ export function setUpReflowForm({ onStarted, onFailure }) {
       if (error instanceof ApiError) $('reflow-problem').textContent = `${error.message} (${error.code})`;
       else onFailure(error);
     }
-  });
+  };
+  $('reflow-form').addEventListener('submit', (event) => void submit(event));
 }
