@@ -198,7 +198,7 @@ if (phases.has('listen')) {
     `\nPush vs poll: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs}); requests counted include the tools/call\n${table.toString()}`,
   );
   console.log(
-    `listening used ${Math.round(100 * (1 - perTask(waits[2]!) / perTask(waits[1]!)))} % fewer requests per completed task than adaptive polling`,
+    `listening used ${Math.round(100 * (1 - perTask(waits[2]) / perTask(waits[1])))} % fewer requests per completed task than adaptive polling`,
   );
 }
 

@@ -47,6 +47,11 @@ export const configSchema = z.object({
   TASK_RATE_PER_MINUTE: int(30, 1),
   /** Tasks a principal may have working at once (counted in the database). */
   MAX_ACTIVE_TASKS_PER_PRINCIPAL: int(5, 1),
+  /**
+   * `operator`: a reflow a client (an agent) asks to apply solves, then waits for an operator to
+   * approve or reject it in the console, the API or the CLI. `none` (default): it applies at once.
+   */
+  APPROVAL: z.enum(['none', 'operator']).default('none'),
   /** Imported into an empty database on first start; empty string disables. */
   SEED_FILE: z.string().optional(),
   SHUTDOWN_GRACE_MS: int(10_000, 0),

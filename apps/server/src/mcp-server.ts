@@ -13,6 +13,8 @@ import {
   REFLOW_KIND,
   ReflowInputError,
   resolveReflowArgs,
+  revertResultSchema,
+  type ReflowInput,
 } from '@reflow/reflow';
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
@@ -23,10 +25,12 @@ import {
 } from './conformance/index.ts';
 import { CreationLimitError, type CreationLimits } from './auth/creation-limits.ts';
 import { callerOf } from './auth/principal-auth-info.ts';
+import type { Principal } from './auth/token-table.ts';
 import type { Services } from './services.ts';
 import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
 import { registerTaskStatusTools } from './tools/task-status-tools.ts';
+import { RevertRefused, startRevert } from './tools/start-revert.ts';
 
 const REFLOW_DESCRIPTION =
   'Move every confirmed booking out of rooms going offline for some days of a month: to another room or a nearby time ' +
@@ -85,10 +89,14 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
         if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
           throw new MissingRequiredClientCapabilityError(
-            { requiredCapabilities: { elicitation: { form: {} } } } as never,
+            { requiredCapabilities: { elicitation: { form: {} } } },
             'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
           );
-        const input = guard(() => resolveReflowArgs(args, services.queries));
+        const input = withApprovalPolicy(
+          guard(() => resolveReflowArgs(args, services.queries)),
+          services,
+          caller,
+        );
         return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }).task);
       },
       run: async ({ background, ...args }, call) => {
@@ -97,7 +105,11 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
           throw new Error(
             `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
           );
-        const input = guard(() => resolveReflowArgs(args, services.queries));
+        const input = withApprovalPolicy(
+          guard(() => resolveReflowArgs(args, services.queries)),
+          services,
+          caller,
+        );
         const { task, created } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
         // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
@@ -125,6 +137,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local })
         : new TasksExtension({ store, principal: principalOf });
     tasks.tool('reflow_month', reflowMonth);
+    tasks.tool('revert_reflow', revertReflowTool(services, caller));
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
     if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
@@ -142,6 +155,47 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
     caller,
     store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }),
   };
+}
+
+/**
+ * revert_reflow {taskId}: for the reflow's owner or an operator, a task that puts back what the
+ * reflow moved (where still possible), once per reflow. Refusals are tool errors with a stable code.
+ */
+function revertReflowTool(services: Services, caller: Principal): TaskToolDefinition<{ taskId: string }> {
+  const start = (taskId: string) => {
+    try {
+      return startRevert(services, taskId, caller);
+    } catch (error) {
+      if (error instanceof RevertRefused) throw new Error(`${error.code}: ${error.message}`, { cause: error });
+      throw error;
+    }
+  };
+  return {
+    title: 'Revert a reflow',
+    description:
+      'Undo a completed reflow_month that applied its moves, when the room comes back: each booking it moved goes back to its ' +
+      'original room and time if still where the reflow put it and the slot is free; bookings it marked needs_rebooking are ' +
+      'confirmed again in their slot if free. What cannot go back is reported with the reason. Once per reflow; for its owner or an operator.',
+    inputSchema: z.object({ taskId: z.string().min(1).max(200).describe('The reflow_month task to revert') }).strict(),
+    outputSchema: revertResultSchema,
+    start: ({ taskId }) => toTaskView(start(taskId)),
+    run: async ({ taskId }, call) => {
+      const task = start(taskId);
+      const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
+      if (done?.status === 'completed') return JSON.parse(done.result!);
+      throw new ProtocolError(
+        done?.error?.code ?? -32603,
+        done?.error?.message ?? `Revert task ${task.id} did not complete`,
+      );
+    },
+  };
+}
+
+/** APPROVAL=operator: a client's reflow that would write waits for an operator; dry runs and operators' own do not. */
+function withApprovalPolicy(input: ReflowInput, services: Services, caller: Principal): ReflowInput {
+  return services.approval === 'operator' && caller.role === 'client' && !input.dryRun
+    ? { ...input, operatorApproval: true }
+    : input;
 }
 
 /** background:true: an ordinary tool result that names the task, for hosts that cannot wait or poll tasks/get. */

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrateDatabase, openDatabase, queriesFor, type Connection, type Queries } from '@reflow/db';
-import { importSite, reflowTaskHandler } from '@reflow/reflow';
+import { importSite, reflowTaskHandler, revertTaskHandler } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
@@ -16,6 +16,8 @@ export interface Services {
   /** The conformance suite's fixture tools are registered too (MCP_CONFORMANCE_FIXTURES). */
   conformanceFixtures: boolean;
   metrics: Metrics;
+  /** Whose reflows wait for an operator's decision before applying (APPROVAL). */
+  approval: Config['APPROVAL'];
   close(graceMs?: number): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export function createServices(config: Config, logger: Logger): Services {
     applied: (ms: number) => metrics.applySeconds.observe(ms / 1000),
   };
   engine.register(reflowTaskHandler({ connection, queries, observe, applyHooks: faultHooks(config, logger) }));
+  engine.register(revertTaskHandler({ queries }));
   if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
   watchServices(metrics, { connection, queries, pool, engine });
   engine.start();
@@ -62,6 +65,7 @@ export function createServices(config: Config, logger: Logger): Services {
     engine,
     conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES,
     metrics,
+    approval: config.APPROVAL,
     /** Lets running attempts finish within graceMs or releases them, then closes the pool and the database. */
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);

@@ -52,6 +52,7 @@ test('MCP Inspector CLI lists the tools and calls list_rooms over Streamable HTT
     'reflow_cancel',
     'reflow_month',
     'reflow_status',
+    'revert_reflow',
   ]);
   assert.ok(tools.find((x) => x.name === 'reflow_month')!.outputSchema, 'reflow_month publishes its outputSchema');
 

@@ -126,7 +126,7 @@ describe('MCP Tasks extension on the wire', () => {
     assert.ok(tool.outputSchema?.properties?.moved);
     assert.deepEqual(
       new Set(body.result.tools.map((t: { name: string }) => t.name)),
-      new Set(['list_rooms', 'list_bookings', 'reflow_month', 'reflow_status', 'reflow_cancel']),
+      new Set(['list_rooms', 'list_bookings', 'reflow_month', 'reflow_status', 'reflow_cancel', 'revert_reflow']),
     );
   });
 

@@ -52,7 +52,14 @@ test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, gets re
 
   assert.equal(client.getProtocolEra(), 'legacy');
   const tools = (await client.listTools()).tools.map((x) => x.name).sort();
-  assert.deepEqual(tools, ['list_bookings', 'list_rooms', 'reflow_cancel', 'reflow_month', 'reflow_status']);
+  assert.deepEqual(tools, [
+    'list_bookings',
+    'list_rooms',
+    'reflow_cancel',
+    'reflow_month',
+    'reflow_status',
+    'revert_reflow',
+  ]);
   const rooms = await client.callTool({ name: 'list_rooms', arguments: {} });
   assert.equal((rooms.structuredContent as { rooms: unknown[] }).rooms.length, 9, 'the seeded demo site');
 

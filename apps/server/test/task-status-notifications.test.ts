@@ -79,7 +79,7 @@ async function listen(
     until(predicate, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const found = messages.find(predicate);
+          const found = messages.find((message) => predicate(message));
           if (found) return finish(() => resolve(found));
           if (done) finish(() => reject(new Error(`stream ended first: ${JSON.stringify(messages)}`)));
         };

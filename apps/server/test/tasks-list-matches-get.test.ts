@@ -9,12 +9,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
 
+// tasks/list is served only where requestors are told apart (tokens): alice lists her own tasks.
+const TOKEN = 'tok-alice-0123456789';
+const AUTH_TOKENS = `alice:client:${TOKEN}`;
+
 type LegacyTask = { taskId: string; status: string; pollInterval?: number } & Record<string, unknown>;
 
 /** A 2025-11-25 session through the SDK Client's plain handshake; raw requests through its own request path. */
 async function legacyClient(server: TestServer) {
   const client = new Client({ name: 'tasks-list-vs-get', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+    }),
+  );
   assert.equal(client.getNegotiatedProtocolVersion(), '2025-11-25');
   const anyJson = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } };
   const raw = (method: string, params: Record<string, unknown>) =>
@@ -40,7 +48,7 @@ const pick = (o: Record<string, unknown>, keys: string[]) =>
 
 test('tasks/list (2025-11-25) shows every field of every task as tasks/get does, on every page', async (t) => {
   // First run: tasks that completed, failed and were cancelled, run by real workers.
-  const first = await startTestServer({ MCP_CONFORMANCE_FIXTURES: '1', POLL_INTERVAL_MS: '100' });
+  const first = await startTestServer({ MCP_CONFORMANCE_FIXTURES: '1', POLL_INTERVAL_MS: '100', AUTH_TOKENS });
   let firstOpen = true;
   t.after(() => (firstOpen ? first.close() : undefined));
   const a = await legacyClient(first);
@@ -63,7 +71,7 @@ test('tasks/list (2025-11-25) shows every field of every task as tasks/get does,
   // Second run on the same file without workers: the working tasks stay queued, so each one's poll
   // interval (from its place in the queue: 100 ms per task ahead) holds still between list and get.
   const server = await startTestServer(
-    { MCP_CONFORMANCE_FIXTURES: '1', POLL_INTERVAL_MS: '100', WORKERS: '0' },
+    { MCP_CONFORMANCE_FIXTURES: '1', POLL_INTERVAL_MS: '100', WORKERS: '0', AUTH_TOKENS },
     first.databasePath,
   );
   t.after(() => server.close());
@@ -100,7 +108,7 @@ test('tasks/list (2025-11-25) shows every field of every task as tasks/get does,
     const got = (await b.raw('tasks/get', { taskId: task.taskId })) as LegacyTask;
     assert.deepEqual(task, withoutMeta(got), `tasks/list and tasks/get disagree on ${task.status} task ${task.taskId}`);
     // The 2026-07-28 tasks/get of the same row agrees on every field the two revisions share.
-    const modern = (await rpc(server.mcpUrl, 'tasks/get', { taskId: task.taskId })).body.result;
+    const modern = (await rpc(server.mcpUrl, 'tasks/get', { taskId: task.taskId }, { token: TOKEN })).body.result;
     const { ttlMs, pollIntervalMs, ...same } = modern;
     assert.deepEqual(
       {

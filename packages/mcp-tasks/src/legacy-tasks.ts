@@ -113,7 +113,7 @@ export class LegacyTasks {
       return legacyTask((await this.#o.store.get(params.taskId, principal)) ?? task);
     });
     const { list: _, ...unlisted } = LEGACY_TASKS_CAPABILITY;
-    server.registerCapabilities({ tasks: listable ? LEGACY_TASKS_CAPABILITY : unlisted } as never);
+    server.registerCapabilities({ tasks: listable ? LEGACY_TASKS_CAPABILITY : unlisted });
     this.#attached.add(mcp);
   }
 

@@ -45,15 +45,17 @@ export function approvalRequest(input: ReflowInput, plan: Plan) {
 
 /** Only what applying needs: the bookings the plan touches, with the versions it saw. */
 export function keepForApproval(plan: Plan, snapshot: Snapshot): AwaitingApproval {
+  return { plan, kept: keepPlanned(plan, snapshot) };
+}
+
+/** The part of a snapshot (or of an earlier kept part) that the plan's bookings need. */
+export function keepPlanned(plan: Plan, snapshot: AwaitingApproval['kept']): AwaitingApproval['kept'] {
   const ids = [...plan.moves.map((m) => m.bookingId), ...plan.unresolved.map((u) => u.bookingId)];
   return {
-    plan,
-    kept: {
-      timezone: snapshot.timezone,
-      generation: snapshot.generation,
-      versions: Object.fromEntries(ids.map((id) => [id, snapshot.versions[id]])),
-      bookings: Object.fromEntries(ids.map((id) => [id, snapshot.bookings[id]])),
-    },
+    timezone: snapshot.timezone,
+    generation: snapshot.generation,
+    versions: Object.fromEntries(ids.map((id) => [id, snapshot.versions[id]])),
+    bookings: Object.fromEntries(ids.map((id) => [id, snapshot.bookings[id]])),
   };
 }
 

@@ -6,3 +6,18 @@ export { reflowTaskHandler, REFLOW_KIND, type ReflowTaskOptions } from './reflow
 export { importSite, validateSiteFile, type ImportSummary } from './import-site.ts';
 export { siteFileSchema, type SiteFileInput } from './site-file-schema.ts';
 export { listBookings, listBookingsArgsSchema, listRooms } from './listings.ts';
+export {
+  decideReflow,
+  operatorWaitMessage,
+  pendingOperatorApproval,
+  OPERATOR,
+  type OperatorApprovalRequest,
+  type OperatorDecision,
+} from './operator-approval.ts';
+export {
+  revertTaskHandler,
+  revertResultSchema,
+  REVERT_KIND,
+  type RevertInput,
+  type RevertResult,
+} from './revert-task.ts';

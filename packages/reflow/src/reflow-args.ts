@@ -48,6 +48,10 @@ export interface ReflowInput {
   dryRun: boolean;
   /** Wait for approval (input_required) between the solve and the apply. Absent when not asked. */
   confirm?: true;
+  /** APPROVAL=operator, for a client's reflow that applies: wait for an operator's decision before applying. */
+  operatorApproval?: true;
+  /** Apply exactly the plan of this completed dry run (re-checked now) instead of solving again. */
+  planOf?: string;
 }
 
 /** Checks what the schema cannot: real dates, rooms that exist, a window inside the month. */

@@ -15,6 +15,15 @@ export const reflowResultSchema = z.object({
     .enum(['accepted', 'declined'])
     .optional()
     .describe('The answer to the approval question, when confirm was asked'),
+  operatorDecision: z
+    .object({
+      decision: z.enum(['approved', 'rejected']),
+      by: z.string(),
+      at: z.string(),
+      reason: z.string().optional(),
+    })
+    .optional()
+    .describe('Under APPROVAL=operator: who approved or rejected the plan, when, and why'),
   month: z.string(),
   offlineRooms: z.array(z.string()),
   window: z.object({ from: z.string(), to: z.string() }).describe('Offline days, inclusive'),
@@ -46,6 +55,11 @@ export function toCallToolResult(result: ReflowResult) {
   const verb = result.applied ? 'Moved' : 'Would move';
   const lines = [
     ...(result.approval === 'declined' ? ['Not applied: the plan was declined; nothing was moved.'] : []),
+    ...(result.operatorDecision
+      ? [
+          `${result.operatorDecision.decision === 'approved' ? 'Approved' : 'Rejected; nothing was moved'} by operator ${result.operatorDecision.by} at ${result.operatorDecision.at}${result.operatorDecision.reason ? `: ${result.operatorDecision.reason}` : ''}.`,
+        ]
+      : []),
     `${verb} ${result.moved} of ${result.affected} bookings out of ${result.offlineRooms.join(', ')} (${result.window.from} to ${result.window.to}); ${result.unresolved} need rebooking.`,
     `Total shift ${result.totalShiftMinutes} min; moved count ${result.optimal.moved ? 'proven optimal' : `at most ${result.movedBound}`}.`,
     ...result.unresolvedBookings.slice(0, 10).map((u) => `- ${u.bookingId} (${u.title}): ${u.reason}`),

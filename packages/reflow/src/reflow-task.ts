@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { Connection, Queries } from '@reflow/db';
 import type { Plan, SolveProgress } from '@reflow/solver';
 import type { Applied, ApplyHooks } from './apply-plan.ts';
-import { newStopFlag, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
+import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
 import {
   APPROVAL,
@@ -10,6 +10,7 @@ import {
   approvalRequest,
   approved,
   keepForApproval,
+  keepPlanned,
   type AwaitingApproval,
 } from './approval-gate.ts';
 import type { ReflowInput } from './reflow-args.ts';
@@ -19,6 +20,8 @@ import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
 import { readSnapshot, reflowScope, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
+import { previewedPlan } from './previewed-plan.ts';
+import { awaitOperator, DECISION, readDecision, type OperatorDecision } from './operator-approval.ts';
 
 export const REFLOW_KIND = 'reflow_month';
 
@@ -50,6 +53,16 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
     // Overlapping reflows that apply run one after the other; the later one snapshots after the earlier applied.
     scope: (input) => reflowScope(input, queries),
     async run(input, ctx) {
+      const decision = ctx.resumed?.responses[DECISION];
+      if (ctx.resumed && decision !== undefined) {
+        const parked = ctx.resumed.state as AwaitingApproval;
+        const decided = readDecision(decision);
+        ctx.progress(
+          `${decided.decision === 'approved' ? 'Approved' : 'Rejected'} by operator ${decided.by}${decided.reason ? `: ${decided.reason}` : ''}`,
+          decided,
+        );
+        return finishOperatorDecision(input, ctx.taskId, parked, decided, queries, now, options);
+      }
       if (ctx.resumed)
         return finishApproval(
           input,
@@ -60,6 +73,15 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
           now,
           options,
         );
+      if (input.planOf) {
+        const preview = queries.tasks.get(input.planOf);
+        const result = preview?.result ? (JSON.parse(preview.result).structuredContent as ReflowResult) : undefined;
+        if (!result || result.applied)
+          throw new PermanentTaskError(`Dry run ${input.planOf} is gone (past its time-to-live) or was not a dry run`);
+        ctx.progress(`Applying exactly the plan previewed by dry run ${input.planOf}`);
+        const { plan, kept } = previewedPlan(result, queries);
+        return applyOutcome(input, ctx.taskId, plan, kept, queries, now, options);
+      }
       const snapshot = readSnapshot(input, queries);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));
@@ -92,6 +114,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
         const result = buildResult(input, plan, plan, snapshot, false);
         return { status: 'completed', result: toCallToolResult(result), message: summary(result) };
       }
+      if (input.operatorApproval && !input.confirm) return awaitOperatorFor(input, plan, snapshot);
       if (input.confirm)
         return {
           status: 'input_required',
@@ -114,6 +137,7 @@ function applyOutcome(
   now: () => number,
   hooks: Hooks,
   approval?: 'accepted',
+  operatorDecision?: OperatorDecision,
 ): TaskOutcome {
   return {
     status: 'completed',
@@ -121,7 +145,11 @@ function applyOutcome(
       const applyStart = performance.now();
       const applied = applyPlan(taskId, plan, kept, queries, now(), hooks.applyHooks);
       hooks.observe?.applied?.(performance.now() - applyStart);
-      const result = { ...buildResult(input, plan, applied, kept, true), ...(approval ? { approval } : {}) };
+      const result = {
+        ...buildResult(input, plan, applied, kept, true),
+        ...(approval ? { approval } : {}),
+        ...(operatorDecision ? { operatorDecision } : {}),
+      };
       return { result: toCallToolResult(result), message: summary(result) };
     },
   };
@@ -137,12 +165,45 @@ function finishApproval(
   now: () => number,
   hooks: Hooks,
 ): TaskOutcome {
+  if (approved(answer) && input.operatorApproval) return awaitOperatorFor(input, parked.plan, parked.kept);
   if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, hooks, 'accepted');
   const result = { ...buildResult(input, parked.plan, parked.plan, parked.kept, false), approval: 'declined' as const };
   return {
     status: 'completed',
     result: toCallToolResult(result),
     message: `Not applied: the plan was declined (${summary(result)})`,
+  };
+}
+
+/** Parks the plan for an operator (after the client's own yes, when it asked to confirm). */
+function awaitOperatorFor(input: ReflowInput, plan: Plan, kept: Kept): TaskOutcome {
+  const parked = { plan, kept: keepPlanned(plan, kept) };
+  const approval = input.confirm ? { approval: 'accepted' as const } : {};
+  return awaitOperator(input, plan, parked, { ...buildResult(input, plan, plan, kept, false), ...approval });
+}
+
+/** Approved: the kept plan is applied, re-checked against the bookings as they are now. Rejected: nothing is. */
+function finishOperatorDecision(
+  input: ReflowInput,
+  taskId: string,
+  parked: AwaitingApproval,
+  decision: OperatorDecision,
+  queries: Queries,
+  now: () => number,
+  hooks: Hooks,
+): TaskOutcome {
+  const approval = input.confirm ? ('accepted' as const) : undefined;
+  if (decision.decision === 'approved')
+    return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, hooks, approval, decision);
+  const result = {
+    ...buildResult(input, parked.plan, parked.plan, parked.kept, false),
+    ...(approval ? { approval } : {}),
+    operatorDecision: decision,
+  };
+  return {
+    status: 'completed',
+    result: toCallToolResult(result),
+    message: `Not applied: rejected by operator ${decision.by}${decision.reason ? ` (${decision.reason})` : ''}; ${summary(result)}`,
   };
 }
 

@@ -74,6 +74,7 @@ export async function runAttempt(
         requests: outcome.requests,
         state: outcome.state,
         message: outcome.message,
+        ...(outcome.awaiting ? { awaiting: outcome.awaiting } : {}),
       });
       deps.onProgress(row.id, outcome.message);
       log.info('task parked waiting for input');

@@ -15,7 +15,7 @@ export {
   type TaskError,
 } from './types.ts';
 export type { Logger } from './logger.ts';
-export { pollIntervalFor, MAX_POLL_INTERVAL_MS, type PollSituation } from './poll-interval.ts';
+export { heldPollIntervalFor, pollIntervalFor, MAX_POLL_INTERVAL_MS, type PollSituation } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';
 export { toTaskView } from './task-view.ts';
 export { OwnedTaskStore } from './owned-task-store.ts';

@@ -29,3 +29,11 @@ export function pollIntervalFor(s: PollSituation): number {
   const expectedMs = s.running ? s.typicalMs - s.elapsedMs : (s.ahead / Math.max(1, s.concurrency) + 1) * s.typicalMs;
   return Math.round(Math.min(maxMs, Math.max(s.baseMs, expectedMs / POLLS_PER_EXPECTED_WAIT)));
 }
+
+/**
+ * A task held for a person's decision: nothing it does changes its answer until they act, and
+ * people take minutes, so the interval grows with the wait (a quarter of it) up to the ceiling.
+ */
+export function heldPollIntervalFor(baseMs: number, waitedMs: number, maxMs = MAX_POLL_INTERVAL_MS): number {
+  return Math.round(Math.min(maxMs, Math.max(baseMs, baseMs + waitedMs / POLLS_PER_EXPECTED_WAIT)));
+}

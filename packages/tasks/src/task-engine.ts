@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { AnswerOutcome, Connection, Queries, TaskPollRow, TaskRow } from '@reflow/db';
-import { queriesFor } from '@reflow/db';
+import { heldFor, queriesFor } from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
 import type { Logger } from './logger.ts';
 import { AttemptDurations } from './attempt-durations.ts';
-import { pollIntervalFor } from './poll-interval.ts';
+import { heldPollIntervalFor, pollIntervalFor } from './poll-interval.ts';
 import { QueuePositions } from './queue-positions.ts';
 import { dedupeKey, newTaskId } from './task-id.ts';
 import type { CreateTaskRequest, TaskHandler } from './types.ts';
@@ -155,11 +155,12 @@ export class TaskEngine {
   }
 
   /**
-   * Delivers answers to a task waiting in input_required. Keys it is not waiting on (unknown, from
-   * an earlier round, already answered) are ignored; the last awaited answer puts it back in the queue.
+   * Delivers answers to a task waiting in input_required (or, with `awaiting`, to one held for that
+   * party). Keys it is not waiting on (unknown, from an earlier round, already answered) are
+   * ignored; the last awaited answer puts it back in the queue.
    */
-  answer(taskId: string, responses: Record<string, unknown>, by: string): AnswerOutcome {
-    const outcome = this.queries.inputs.answer(taskId, this.#o.now(), responses, by);
+  answer(taskId: string, responses: Record<string, unknown>, by: string, awaiting?: string): AnswerOutcome {
+    const outcome = this.queries.inputs.answer(taskId, this.#o.now(), responses, by, awaiting);
     this.#events.emit(`changed:${taskId}`);
     if (outcome.resumed) queueMicrotask(() => this.kick());
     return outcome;
@@ -185,6 +186,8 @@ export class TaskEngine {
     if (isTerminal(row.status)) return row.pollIntervalMs;
     if (row.status === 'input_required') return this.#o.basePollIntervalMs;
     const now = this.#o.now();
+    if (heldFor(row.claimedBy) !== undefined)
+      return heldPollIntervalFor(this.#o.basePollIntervalMs, now - row.lastUpdatedAt);
     const running = row.claimedBy !== null && (row.leaseExpiresAt ?? 0) >= now;
     return this.#pollInterval({
       ahead: running ? 0 : this.#queue.ahead(row, now),

@@ -48,6 +48,11 @@ export type TaskOutcome =
       requests: Record<string, unknown>;
       state?: unknown;
       message: string;
+      /**
+       * Who answers, when not the requester (e.g. `operator`): the task then stays `working` to its
+       * requester (it has nothing to answer) while it holds its scope, and only `answer(…, awaiting)` resumes it.
+       */
+      awaiting?: string;
     };
 
 export interface TaskHandler<Input = unknown> {

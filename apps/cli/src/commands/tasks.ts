@@ -1,4 +1,4 @@
-// `reflow tasks list|show|cancel`: the operator API (/api/tasks) from a terminal.
+// `reflow tasks list|show|cancel|approve|reject`: the operator API (/api/tasks) from a terminal.
 import Table from 'cli-table3';
 import { Command, InvalidArgumentError } from 'commander';
 
@@ -17,13 +17,18 @@ class ApiFailure extends Error {
   }
 }
 
-async function call(options: ConnectionOptions, method: string, path: string): Promise<any> {
+async function call(options: ConnectionOptions, method: string, path: string, body?: unknown): Promise<any> {
   const url = new URL(`/api${path}`, options.url.replace(/\/(mcp|ui\/?)?$/, '/'));
   let res: Response;
   try {
     res = await fetch(url, {
       method,
-      headers: { accept: 'application/json', ...(options.token ? { authorization: `Bearer ${options.token}` } : {}) },
+      headers: {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
     throw new ApiFailure(
@@ -31,11 +36,12 @@ async function call(options: ConnectionOptions, method: string, path: string): P
       2,
     );
   }
-  const body: any = await res.json().catch(() => ({}));
+  const answer: any = await res.json().catch(() => ({}));
   if (res.status === 401 || res.status === 403)
-    throw new ApiFailure(`${body.error ?? 'Unauthorised'}: pass an operator token with --token or REFLOW_TOKEN`, 1);
-  if (!res.ok) throw new ApiFailure(`${body.error ?? `HTTP ${res.status}`}${body.code ? ` (${body.code})` : ''}`, 1);
-  return body;
+    throw new ApiFailure(`${answer.error ?? 'Unauthorised'}: pass an operator token with --token or REFLOW_TOKEN`, 1);
+  if (!res.ok)
+    throw new ApiFailure(`${answer.error ?? `HTTP ${res.status}`}${answer.code ? ` (${answer.code})` : ''}`, 1);
+  return answer;
 }
 
 /** A table; colour only on a terminal, so piped output stays plain text. */
@@ -54,7 +60,7 @@ function printList(page: any): void {
   for (const t of page.tasks) rows.push([t.taskId, t.status, t.kind, time(t.createdAt), t.statusMessage ?? '']);
   console.log(page.tasks.length ? rows.toString() : 'No tasks match.');
   console.log(
-    Object.entries(page.counts)
+    [...Object.entries(page.counts), ['awaiting approval', page.awaitingApproval ?? 0]]
       .map(([s, n]) => `${s} ${String(n)}`)
       .join(' · '),
   );
@@ -88,6 +94,14 @@ function printDetail(d: any): void {
   console.log(events.toString());
   const r = d.reflow;
   if (!r || r.source === 'none') return;
+  if (r.awaitingApproval)
+    console.log(
+      `\n${r.awaitingApproval.message}\nDecide: reflow tasks approve ${t.taskId} | reflow tasks reject ${t.taskId} --reason …`,
+    );
+  if (r.operatorDecision)
+    console.log(
+      `\n${r.operatorDecision.decision === 'approved' ? 'Approved' : 'Rejected'} by ${r.operatorDecision.by} at ${time(r.operatorDecision.at)}${r.operatorDecision.reason ? `: ${r.operatorDecision.reason}` : ''}`,
+    );
   if (r.summary)
     console.log(
       `\nMoved ${r.summary.moved} of ${r.summary.affected}; ${r.summary.unresolved} need rebooking; total shift ${r.summary.totalShiftMinutes} min`,
@@ -139,6 +153,7 @@ export function tasksCommand(): Command {
       '--status <statuses>',
       'only these statuses, comma-separated (working, input_required, completed, failed, cancelled)',
     )
+    .option('--awaiting', "only reflows waiting for an operator's decision (APPROVAL=operator)")
     .option('--kind <kind>', 'only this kind, e.g. reflow_month')
     .option('--since <iso>', 'only tasks created at or after this ISO date or instant')
     .option('--limit <n>', 'page size (1–200)', positiveInt)
@@ -148,6 +163,7 @@ export function tasksCommand(): Command {
         const query = new URLSearchParams();
         for (const key of ['status', 'kind', 'since', 'limit', 'cursor'] as const)
           if (o[key] !== undefined) query.set(key, String(o[key]));
+        if (o.awaiting) query.set('awaiting', 'operator');
         const page = await call(o, 'GET', `/tasks${query.size ? `?${query.toString()}` : ''}`);
         if (o.json) console.log(JSON.stringify(page, null, 2));
         else printList(page);
@@ -179,5 +195,29 @@ export function tasksCommand(): Command {
       else console.log(`Cancelled ${task.taskId}`);
     }),
   );
+  for (const [verb, decided] of [
+    ['approve', 'Approved'],
+    ['reject', 'Rejected'],
+  ] as const)
+    connection(
+      tasks
+        .command(verb)
+        .argument('<id>', 'task id')
+        .description(
+          verb === 'approve'
+            ? "Approve a reflow waiting for an operator's decision: its plan is applied, re-checked against the bookings as they are now"
+            : "Reject a reflow waiting for an operator's decision (--reason required): nothing is applied",
+        ),
+    )
+      .option(verb === 'reject' ? '--reason <text>' : '--reason [text]', 'why (the client is told it in its result)')
+      .action(
+        run(async (id, o) => {
+          if (verb === 'reject' && !o.reason?.trim()) throw new ApiFailure('reject needs --reason "…"', 1);
+          const body = typeof o.reason === 'string' ? { reason: o.reason } : {};
+          const task = await call(o, 'POST', `/tasks/${encodeURIComponent(id)}/${verb}`, body);
+          if (o.json) console.log(JSON.stringify(task, null, 2));
+          else console.log(`${decided} ${task.taskId}`);
+        }),
+      );
   return tasks;
 }

@@ -2,11 +2,14 @@
 import { api, AuthRequiredError, token } from './api.js';
 import { renderCounts, renderRows } from './task-list.js';
 import { renderDetail, renderNoTaskChosen } from './task-detail.js';
+import { setUpReflowForm } from './reflow-form.js';
 
 const $ = (id) => document.getElementById(id);
 /** @type {{ status: string, kind: string, since: string, tasks: any[], cursor: string | null | undefined, older: any[], pollMs: number, selected: string | null, detail: unknown, monthCache: Map<string, any>, timer: number | ReturnType<typeof setTimeout>, authBlocked: boolean }} */
 const state = {
   status: '',
+  /** 'operator' while the "Awaiting approval" filter is on. */
+  awaiting: '',
   kind: '',
   since: '',
   tasks: [],
@@ -45,6 +48,7 @@ function handleFailure(error) {
 function filters() {
   return {
     status: state.status,
+    awaiting: state.awaiting,
     kind: state.kind,
     since: state.since ? new Date(Date.now() - Number(state.since)).toISOString() : undefined,
     limit: 50,
@@ -56,11 +60,18 @@ async function refreshList() {
   state.tasks = page.tasks;
   if (!state.older.length) state.cursor = page.nextCursor;
   state.pollMs = page.pollIntervalMs;
-  renderCounts($('counts'), page.counts, state.status, (status) => {
-    state.status = status;
-    state.older = [];
-    void tick();
-  });
+  renderCounts(
+    $('counts'),
+    page.counts,
+    state.awaiting ? 'awaiting' : state.status,
+    (chosen) => {
+      state.awaiting = chosen === 'awaiting' ? 'operator' : '';
+      state.status = chosen === 'awaiting' ? '' : chosen;
+      state.older = [];
+      void tick();
+    },
+    page.awaitingApproval,
+  );
   const seen = new Set(state.tasks.map((t) => t.taskId));
   const all = [...state.tasks, ...state.older.filter((t) => !seen.has(t.taskId))];
   renderRows($('task-rows'), all, { selectedId: state.selected, onOpen: open, onCancel: cancel });
@@ -84,7 +95,14 @@ async function refreshDetail() {
       ? `${month.rooms.site.name} · ${month.rooms.site.timezone}`
       : 'Operator console';
   }
-  renderDetail($('detail'), detail, month, { onCancel: cancel });
+  renderDetail($('detail'), detail, month, {
+    onCancel: cancel,
+    onApprove: approve,
+    onReject: reject,
+    onDownload: downloadChanges,
+    onRevert: revert,
+    onApplyPlan: applyPlan,
+  });
 }
 
 /** One round: list and open task, then wait the server's poll interval. Never rejects: it shows its own failures. */
@@ -124,6 +142,53 @@ async function cancel(taskId) {
     showError(error.message);
   }
   void tick();
+}
+
+/** An operator's decision on a reflow awaiting approval; a refusal (already decided, no reason) is shown as it is. */
+async function decide(call, taskId, reason) {
+  try {
+    await call(taskId, reason);
+    showError('');
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+  void tick();
+}
+const approve = (taskId, reason) => decide(api.approve, taskId, reason);
+const reject = (taskId, reason) => decide(api.reject, taskId, reason);
+
+/** Starts the revert and follows it; the month is read again afterwards (its bookings move back). */
+async function revert(taskId) {
+  try {
+    const task = await api.revert(taskId);
+    state.monthCache.clear();
+    location.hash = `task=${task.taskId}`;
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+}
+
+/** A completed dry run's plan, applied as previewed: follow the new task. */
+async function applyPlan(taskId) {
+  try {
+    const task = await api.applyPlan(taskId);
+    state.monthCache.clear();
+    location.hash = `task=${task.taskId}`;
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
+}
+
+async function downloadChanges(taskId, format) {
+  try {
+    await api.changes(taskId, format);
+  } catch (error) {
+    if (!error?.code) return handleFailure(error);
+    showError(`${error.message} (${error.code})`);
+  }
 }
 
 function route() {
@@ -167,6 +232,7 @@ async function loadMore() {
   }
 }
 $('load-more').addEventListener('click', () => void loadMore());
+setUpReflowForm({ onStarted: (taskId) => (location.hash = `task=${taskId}`), onFailure: handleFailure });
 window.addEventListener('hashchange', route);
 document.addEventListener('visibilitychange', () => {
   if (!document.hidden) void tick();

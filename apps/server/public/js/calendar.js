@@ -15,6 +15,8 @@ function daysOf(month) {
 function placements({ reflow, bookings, mode }) {
   const moved = new Map(reflow.moves.map((m) => [m.bookingId, m]));
   const unresolved = new Map(reflow.unresolvedBookings.map((u) => [u.bookingId, u]));
+  // A plan not written (a dry run, one awaiting approval) shows "after" at the planned slots.
+  const written = reflow.summary?.applied === true;
   const out = [];
   for (const b of bookings) {
     if (b.status === 'cancelled') continue;
@@ -33,10 +35,10 @@ function placements({ reflow, bookings, mode }) {
     } else if (move) {
       out.push({
         ...base,
-        room: b.roomId,
-        start: b.start,
+        room: written ? b.roomId : move.toRoom,
+        start: written ? b.start : move.toStart,
         kind: 'b-moved',
-        note: `moved from ${move.fromRoom} ${localDayLabel(move.fromStart)} ${localHm(move.fromStart)}${move.shiftMinutes ? ` (${move.shiftMinutes > 0 ? '+' : ''}${move.shiftMinutes} min)` : ''}`,
+        note: `${written ? 'moved' : 'would move'} from ${move.fromRoom} ${localDayLabel(move.fromStart)} ${localHm(move.fromStart)}${move.shiftMinutes ? ` (${move.shiftMinutes > 0 ? '+' : ''}${move.shiftMinutes} min)` : ''}`,
       });
       out.push({
         ...base,

@@ -24,6 +24,10 @@ export const STATUS_LABEL = {
 export const statusBadge = (status) =>
   el('span', { class: `badge s-${status}`, 'data-status': status, text: STATUS_LABEL[status] ?? status });
 
+/** A reflow held for an operator: `working` to its client, a decision to make here. */
+export const awaitingBadge = () =>
+  el('span', { class: 'badge s-awaiting', 'data-status': 'awaiting', text: 'Awaiting approval' });
+
 export function ago(iso, now = Date.now()) {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
   if (s < 5) return 'just now';

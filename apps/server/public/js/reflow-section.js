@@ -12,7 +12,7 @@ function stat(label, value, hint) {
   );
 }
 
-export function reflowSection(reflow, month, view, rerender) {
+export function reflowSection(reflow, month, view, rerender, taskId, actions = {}) {
   const s = reflow.summary;
   const changed = reflow.moves.length + reflow.unresolvedBookings.length > 0;
   const toggle = (mode, label) =>
@@ -43,9 +43,77 @@ export function reflowSection(reflow, month, view, rerender) {
         stat('total shift', `${s.totalShiftMinutes} min`, s.optimal.shift ? 'proven least' : 'best found'),
         stat(
           'written',
-          s.applied ? 'yes' : 'no (dry run)',
+          s.applied
+            ? 'yes'
+            : reflow.awaitingApproval
+              ? 'not yet'
+              : reflow.operatorDecision?.decision === 'rejected'
+                ? 'no (rejected)'
+                : 'no (dry run)',
           s.applied ? `${reflow.audit.moves + reflow.audit.unresolved} audit rows` : undefined,
         ),
+      ),
+    s &&
+      reflow.dryRun &&
+      !s.applied &&
+      actions.onApplyPlan &&
+      el(
+        'div',
+        { class: 'exports' },
+        el('span', { class: 'muted', text: 'Happy with this preview?' }),
+        el('button', {
+          type: 'button',
+          class: 'primary',
+          'data-action': 'apply-plan',
+          text: 'Apply exactly this plan',
+          title: 'Writes these moves (re-checked now) instead of solving again; what changed meanwhile is reported',
+          onclick: () => actions.onApplyPlan(taskId),
+        }),
+      ),
+    s?.applied &&
+      actions.onDownload &&
+      el(
+        'div',
+        { class: 'exports' },
+        el('span', { class: 'muted', text: 'Tell the customers:' }),
+        el('button', {
+          type: 'button',
+          'data-action': 'download-csv',
+          text: 'Download CSV',
+          onclick: () => actions.onDownload(taskId, 'csv'),
+        }),
+        el('button', {
+          type: 'button',
+          'data-action': 'download-ics',
+          text: 'Download calendar (.ics)',
+          onclick: () => actions.onDownload(taskId, 'ics'),
+        }),
+        view.confirmRevert === taskId
+          ? el(
+              'span',
+              { class: 'confirm' },
+              'Put every booking back where it was, where still possible?',
+              el('button', {
+                type: 'button',
+                class: 'danger',
+                'data-action': 'confirm-revert',
+                text: 'Yes, revert',
+                onclick: () => ((view.confirmRevert = null), actions.onRevert(taskId)),
+              }),
+              el('button', {
+                type: 'button',
+                class: 'ghost',
+                text: 'Keep',
+                onclick: () => ((view.confirmRevert = null), rerender()),
+              }),
+            )
+          : el('button', {
+              type: 'button',
+              'data-action': 'revert',
+              text: 'Revert…',
+              title: 'The room is back: undo this reflow',
+              onclick: () => ((view.confirmRevert = taskId), rerender()),
+            }),
       ),
     month
       ? el(

@@ -1,8 +1,9 @@
 // One task: errors first, then its progress history, then (for a reflow) the month before and after.
-import { clock, dateTime, duration, el, statusBadge } from './format.js';
+import { approvalPanel, decisionNote } from './approval-panel.js';
+import { awaitingBadge, clock, dateTime, duration, el, statusBadge } from './format.js';
 import { reflowSection } from './reflow-section.js';
 
-const view = { mode: 'after', confirmFor: null };
+const view = { mode: 'after', confirmFor: null, decide: null, reason: '', missingReason: false, confirmRevert: null };
 
 export function renderNoTaskChosen(container) {
   container.dataset.key = '';
@@ -25,6 +26,9 @@ export function renderDetail(container, detail, month, actions) {
     detail.events.length,
     view.mode,
     view.confirmFor,
+    view.decide?.taskId,
+    view.decide?.decision,
+    view.confirmRevert,
     Boolean(month),
   ].join('|');
   if (container.dataset.key === key) return; // nothing changed: keep scroll and focus
@@ -42,10 +46,12 @@ export function renderDetail(container, detail, month, actions) {
         el('strong', { text: `Error ${detail.error.code}` }),
         el('p', { text: detail.error.message }),
       ),
-    el('p', { class: 'status-message', text: task.statusMessage ?? '' }),
-    task.status === 'working' && progressBar(detail.events),
+    !task.awaitingApproval && el('p', { class: 'status-message', text: task.statusMessage ?? '' }),
+    task.status === 'working' && !task.awaitingApproval && progressBar(detail.events),
+    detail.reflow?.awaitingApproval && approvalPanel(task, detail.reflow, view, rerender, actions),
+    detail.reflow?.operatorDecision && decisionNote(detail.reflow.operatorDecision),
     history(detail.events),
-    detail.reflow && reflowSection(detail.reflow, month, view, rerender),
+    detail.reflow && reflowSection(detail.reflow, month, view, rerender, task.taskId, actions),
     facts(detail),
   ];
   container.replaceChildren(...sections.filter(Boolean));
@@ -66,7 +72,7 @@ function header(task, actions, rerender) {
     el(
       'div',
       { class: 'head-actions' },
-      statusBadge(task.status),
+      task.awaitingApproval ? awaitingBadge() : statusBadge(task.status),
       working &&
         !confirm &&
         el('button', {

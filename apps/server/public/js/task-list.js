@@ -1,9 +1,10 @@
 // The task list: counts per status (also the status filter), rows, and "load older".
-import { ago, duration, el, STATUS_LABEL, statusBadge, shortId } from './format.js';
+import { ago, awaitingBadge, duration, el, STATUS_LABEL, statusBadge, shortId } from './format.js';
 
 const ORDER = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
 
-export function renderCounts(container, counts, selected, onSelect) {
+/** `selected` is a status, '' for all, or 'awaiting' for reflows waiting for an operator's decision. */
+export function renderCounts(container, counts, selected, onSelect, awaiting = 0) {
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
   const chip = (status, label, n) =>
     el(
@@ -17,7 +18,11 @@ export function renderCounts(container, counts, selected, onSelect) {
       el('span', { class: 'chip-label', text: label }),
       el('span', { class: 'chip-n', text: String(n) }),
     );
-  container.replaceChildren(chip('', 'All', total), ...ORDER.map((s) => chip(s, STATUS_LABEL[s], counts[s] ?? 0)));
+  container.replaceChildren(
+    chip('', 'All', total),
+    chip('awaiting', 'Awaiting approval', awaiting),
+    ...ORDER.map((s) => chip(s, STATUS_LABEL[s], counts[s] ?? 0)),
+  );
 }
 
 function describe(task) {
@@ -47,7 +52,7 @@ export function renderRows(tbody, tasks, { selectedId, onOpen, onCancel }) {
           onclick: () => onOpen(task.taskId),
           onkeydown: (e) => e.key === 'Enter' && onOpen(task.taskId),
         },
-        el('td', {}, statusBadge(task.status)),
+        el('td', {}, task.awaitingApproval ? awaitingBadge() : statusBadge(task.status)),
         el(
           'td',
           { class: 'what' },

@@ -6,6 +6,17 @@ import { fenced, StaleAttemptError, type AttemptFence } from './task-rows.ts';
 export type TaskInputRow = typeof taskInputs.$inferSelect;
 export type { PendingInput };
 
+/**
+ * A task parked for someone other than its requester (an operator) keeps status `working` and holds
+ * this claim instead of a worker's: no lease (a person has no heartbeat), so nothing claims or
+ * reclaims it, while its scope stays held and its TTL runs. The requester just sees it working.
+ */
+export const HELD_CLAIM_PREFIX = 'awaiting:';
+export const heldClaim = (awaiting: string) => `${HELD_CLAIM_PREFIX}${awaiting}`;
+/** Who a task waits on when it is held (`operator`), else undefined. */
+export const heldFor = (claimedBy: string | null): string | undefined =>
+  claimedBy?.startsWith(HELD_CLAIM_PREFIX) ? claimedBy.slice(HELD_CLAIM_PREFIX.length) : undefined;
+
 /** What a delivery of answers did: how many keys it matched, and whether the task may run again. */
 export interface AnswerOutcome {
   accepted: number;
@@ -26,7 +37,7 @@ export function inputQueries(db: Db) {
     park(
       fence: AttemptFence,
       now: number,
-      park: { requests: Record<string, unknown>; state: unknown; message: string },
+      park: { requests: Record<string, unknown>; state: unknown; message: string; awaiting?: string },
     ): Record<string, PendingInput> {
       return db.transaction(
         (tx) => {
@@ -42,10 +53,10 @@ export function inputQueries(db: Db) {
           const changes = tx
             .update(tasks)
             .set({
-              status: 'input_required',
+              status: park.awaiting ? 'working' : 'input_required',
               statusMessage: park.message,
               lastUpdatedAt: now,
-              claimedBy: null,
+              claimedBy: park.awaiting ? heldClaim(park.awaiting) : null,
               leaseExpiresAt: null,
               maxAttempts: sql`${tasks.maxAttempts} + 1`,
             })
@@ -64,7 +75,7 @@ export function inputQueries(db: Db) {
               attempt: fence.attempt,
               kind: 'input_required',
               message: park.message,
-              data: { keys: Object.keys(pending) },
+              data: { keys: Object.keys(pending), ...(park.awaiting ? { awaiting: park.awaiting } : {}) },
             })
             .run();
           return pending;
@@ -80,17 +91,27 @@ export function inputQueries(db: Db) {
     /**
      * Records answers for pending keys of a task in `input_required`; unknown and already-answered
      * keys are ignored. When nothing is left pending the task returns to the queue as `working`.
+     * `awaiting` answers a task held for that party instead (and only such a task).
      */
-    answer(taskId: string, now: number, answers: Record<string, unknown>, by: string): AnswerOutcome {
+    answer(
+      taskId: string,
+      now: number,
+      answers: Record<string, unknown>,
+      by: string,
+      awaiting?: string,
+    ): AnswerOutcome {
       return db.transaction(
         (tx) => {
           const task = tx
-            .select({ status: tasks.status, attempt: tasks.attempt })
+            .select({ status: tasks.status, attempt: tasks.attempt, claimedBy: tasks.claimedBy })
             .from(tasks)
-            .where(eq(tasks.id, taskId))
+            .where(and(eq(tasks.id, taskId), sql`${tasks.expiresAt} > ${now}`))
             .get();
           const inputs = tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)).get();
-          if (!task || task.status !== 'input_required' || !inputs) return { accepted: 0, resumed: false };
+          const waiting = awaiting
+            ? task?.status === 'working' && task.claimedBy === heldClaim(awaiting)
+            : task?.status === 'input_required';
+          if (!task || !waiting || !inputs) return { accepted: 0, resumed: false };
           const pending = { ...inputs.pending };
           const responses = { ...inputs.responses };
           let accepted = 0;
@@ -107,8 +128,11 @@ export function inputQueries(db: Db) {
             ? 'Answer received; resuming'
             : `Answer received; ${Object.keys(pending).length} more awaited`;
           tx.update(tasks)
-            .set({ lastUpdatedAt: now, ...(resumed ? { status: 'working' as const, statusMessage: message } : {}) })
-            .where(and(eq(tasks.id, taskId), eq(tasks.status, 'input_required')))
+            .set({
+              lastUpdatedAt: now,
+              ...(resumed ? { status: 'working' as const, statusMessage: message, claimedBy: null } : {}),
+            })
+            .where(and(eq(tasks.id, taskId), eq(tasks.status, task.status), eq(tasks.attempt, task.attempt)))
             .run();
           tx.insert(taskEvents)
             .values({
@@ -117,7 +141,7 @@ export function inputQueries(db: Db) {
               attempt: task.attempt,
               kind: 'input_received',
               message,
-              data: { by, keys: accepted },
+              data: { by, keys: accepted, ...(awaiting ? { awaiting } : {}) },
             })
             .run();
           return { accepted, resumed };

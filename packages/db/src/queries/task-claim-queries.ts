@@ -1,8 +1,9 @@
 // The queue: claiming the next runnable task under a lease, renewing and releasing it, and recovering claims of dead processes.
-import { and, asc, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, like, lt, notInArray, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../connection.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
+import { HELD_CLAIM_PREFIX } from './input-queries.ts';
 import { live, fenced, type TaskRow, type AttemptFence } from './task-rows.ts';
 
 const holder = alias(tasks, 'holder');
@@ -59,6 +60,12 @@ export function taskClaimQueries(db: Db) {
                   // A task parked for input (an approval) still owns its plan for those days: an
                   // overlapping task waits until it is answered, cancelled or expired.
                   and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
+                  // So does a task held for an operator's decision (working, with a held claim and no lease).
+                  and(
+                    eq(holder.status, 'working'),
+                    like(holder.claimedBy, `${HELD_CLAIM_PREFIX}%`),
+                    sql`${holder.expiresAt} > ${now}`,
+                  ),
                 ),
               ),
             );

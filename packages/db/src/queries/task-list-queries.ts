@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { TASK_STATUSES, tasks, type TaskStatus } from '../schema/index.ts';
+import { heldClaim } from './input-queries.ts';
 import type { TaskRow } from './task-rows.ts';
 
 /** What an operator filters the task list by. Expired tasks (past their TTL) are never listed. */
@@ -9,6 +10,8 @@ export interface TaskListFilter {
   kind?: string;
   /** Created at or after this instant (epoch ms). */
   createdSince?: number;
+  /** Only tasks held for this party's decision (`operator`). */
+  awaiting?: string;
 }
 
 /** Position after the last row of a page: newest first, so (createdAt, id) descending. */
@@ -23,6 +26,7 @@ export function taskListQueries(db: Db) {
     ...(filter.statuses?.length ? [inArray(tasks.status, filter.statuses)] : []),
     ...(filter.kind ? [eq(tasks.kind, filter.kind)] : []),
     ...(filter.createdSince !== undefined ? [gte(tasks.createdAt, filter.createdSince)] : []),
+    ...(filter.awaiting ? [eq(tasks.status, 'working'), eq(tasks.claimedBy, heldClaim(filter.awaiting))] : []),
   ];
 
   return {
@@ -47,6 +51,24 @@ export function taskListQueries(db: Db) {
     },
 
     /** Live tasks per status under the same filter (the status filter aside): every status present, zeros included. */
+    /** Live tasks with this dedupe key (same kind and input, any owner) in one of `statuses`. */
+    countLiveByDedupeKey(dedupeKey: string, statuses: TaskStatus[], now: number): number {
+      return db
+        .select({ n: sql<number>`count(*)` })
+        .from(tasks)
+        .where(and(gt(tasks.expiresAt, now), eq(tasks.dedupeKey, dedupeKey), inArray(tasks.status, statuses)))
+        .get()!.n;
+    },
+
+    /** Live tasks held for `awaiting`'s decision under the same filter (statuses aside). */
+    countAwaiting(filter: Omit<TaskListFilter, 'statuses' | 'awaiting'>, awaiting: string, now: number): number {
+      return db
+        .select({ n: sql<number>`count(*)` })
+        .from(tasks)
+        .where(and(...where({ ...filter, awaiting }, now)))
+        .get()!.n;
+    },
+
     countsByStatus(filter: Omit<TaskListFilter, 'statuses'>, now: number): Record<TaskStatus, number> {
       const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
       const rows = db

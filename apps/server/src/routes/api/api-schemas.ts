@@ -23,6 +23,10 @@ export const taskSummarySchema = {
     attempt: { type: 'integer' },
     maxAttempts: { type: 'integer' },
     pollIntervalMs: { type: 'integer' },
+    awaitingApproval: {
+      type: 'boolean',
+      description: "Waiting for an operator's decision (APPROVAL=operator): approve or reject it",
+    },
     input: {},
   },
 } as const;
@@ -39,6 +43,10 @@ export const taskListSchema = {
   properties: {
     tasks: { type: 'array', items: { $ref: 'TaskSummary#' } },
     counts: { ...countsSchema, description: 'Live tasks per status under the kind/since filters' },
+    awaitingApproval: {
+      type: 'integer',
+      description: "Live tasks waiting for an operator's decision under the kind/since filters",
+    },
     nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last page' },
     pollIntervalMs: {
       type: 'integer',
@@ -130,9 +138,38 @@ export const taskDetailSchema = {
         },
         moves: { type: 'array', items: moveSchema },
         unresolvedBookings: { type: 'array', items: unresolvedSchema },
+        awaitingApproval: {
+          type: ['object', 'null'],
+          description:
+            "Set while the reflow waits for an operator's decision: summary, moves and unresolved bookings are then the proposed plan (not applied yet)",
+          properties: { since: isoTime, message: { type: 'string' } },
+        },
+        operatorDecision: {
+          type: ['object', 'null'],
+          description: 'Who approved or rejected the plan, when and why (APPROVAL=operator)',
+          properties: {
+            decision: { type: 'string', enum: ['approved', 'rejected'] },
+            by: { type: 'string' },
+            at: { type: 'string' },
+            reason: { type: 'string' },
+          },
+        },
       },
     },
   },
 } as const;
 
-export const sharedSchemas = [taskSummarySchema, taskListSchema, taskDetailSchema];
+export const decisionBodySchema = {
+  $id: 'DecisionBody',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    reason: {
+      type: 'string',
+      maxLength: 1000,
+      description: 'Why: required to reject (told to the client in its result), optional to approve',
+    },
+  },
+} as const;
+
+export const sharedSchemas = [taskSummarySchema, taskListSchema, taskDetailSchema, decisionBodySchema];

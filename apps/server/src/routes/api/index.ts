@@ -2,11 +2,14 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
+import { approvalRoutes } from './approval-routes.ts';
+import { reflowRoutes } from './reflow-routes.ts';
+import { exportRoutes } from './export-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
 const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
-  '/api/tasks': ['status', 'kind', 'since', 'limit', 'cursor'],
+  '/api/tasks': ['status', 'kind', 'since', 'awaiting', 'limit', 'cursor'],
   '/api/bookings': ['month', 'room'],
 };
 
@@ -56,4 +59,7 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
 
   await app.register(taskRoutes, { services: options.services });
   await app.register(siteRoutes, { services: options.services });
+  await app.register(approvalRoutes, { services: options.services });
+  await app.register(reflowRoutes, { services: options.services });
+  await app.register(exportRoutes, { services: options.services });
 }

@@ -5,6 +5,7 @@ export interface TaskListQuery {
   status?: string;
   kind?: string;
   since?: string;
+  awaiting?: 'operator';
   limit: number;
   cursor?: string;
 }
@@ -22,6 +23,12 @@ export const taskListQuerySchema = {
       type: 'string',
       maxLength: 40,
       description: 'Only tasks created at or after this ISO 8601 instant (or date)',
+    },
+    awaiting: {
+      type: 'string',
+      enum: ['operator'],
+      description:
+        "Only reflows waiting for an operator's decision (APPROVAL=operator); they are `working` to their client",
     },
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50, description: 'Page size' },
     cursor: { type: 'string', maxLength: 300, description: 'nextCursor of the previous page' },
@@ -44,6 +51,7 @@ export function parseTaskListQuery(query: TaskListQuery): { filter: TaskListFilt
     filter.statuses = statuses as TaskStatus[];
   }
   if (query.kind !== undefined) filter.kind = query.kind;
+  if (query.awaiting !== undefined) filter.awaiting = query.awaiting;
   if (query.since !== undefined) {
     const ms = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/.test(query.since)
       ? Date.parse(query.since)

@@ -1,5 +1,5 @@
-import type { Queries, TaskEventRow, TaskRow } from '@reflow/db';
-import { REFLOW_KIND, type ReflowInput, type ReflowResult } from '@reflow/reflow';
+import { heldFor, type Queries, type TaskEventRow, type TaskRow } from '@reflow/db';
+import { OPERATOR, pendingOperatorApproval, REFLOW_KIND, type ReflowInput, type ReflowResult } from '@reflow/reflow';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -19,6 +19,7 @@ export function toTaskSummary(row: TaskRow) {
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
     pollIntervalMs: row.pollIntervalMs,
+    awaitingApproval: row.status === 'working' && heldFor(row.claimedBy) === OPERATOR,
     input: row.input,
   };
 }
@@ -58,16 +59,24 @@ function reflowDetail(row: TaskRow, queries: Queries) {
       ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined)
       : undefined;
   const audit = { moves: queries.audit.movesOf(row.id).length, unresolved: queries.audit.unresolvedOf(row.id).length };
+  const pending =
+    row.status === 'working' && heldFor(row.claimedBy) === OPERATOR
+      ? pendingOperatorApproval(row.id, queries)
+      : undefined;
   const base = {
     month: input.month,
     offlineRooms: input.offlineRooms,
     window: { from: input.from, to: input.to },
     dryRun: input.dryRun,
     audit,
+    awaitingApproval: pending ? { since: iso(pending.since)!, message: pending.request.message } : null,
+    operatorDecision: result?.operatorDecision ?? null,
   };
-  if (!result) return { ...base, summary: null, moves: [], unresolvedBookings: [] };
+  // While it waits, the plan shown is the proposal the operator decides on.
+  const shown = result ?? pending?.request.proposal;
+  if (!shown) return { ...base, summary: null, moves: [], unresolvedBookings: [] };
   const { moves, unresolvedBookings, moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal } =
-    result;
+    shown;
   return {
     ...base,
     summary: { moved, unresolved, affected, applied, totalShiftMinutes, movedBound, optimal },

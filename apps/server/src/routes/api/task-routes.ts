@@ -1,12 +1,13 @@
 import { isTerminal, type TaskEngine } from '@reflow/tasks';
 import { taskListQueries } from '@reflow/db';
+import { OPERATOR } from '@reflow/reflow';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { TaskAlreadyFinishedError, UnknownTaskError } from './api-errors.ts';
 import { encodeCursor, parseTaskListQuery, taskListQuerySchema, type TaskListQuery } from './task-list-params.ts';
 import { toTaskDetail, toTaskSummary } from './task-presenter.ts';
 
-const taskIdParams = {
+export const taskIdParams = {
   type: 'object',
   required: ['id'],
   properties: { id: { type: 'string', minLength: 1, maxLength: 200, description: 'Task id (tsk_…)' } },
@@ -41,6 +42,7 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
       return {
         tasks: page.rows.map((row) => toTaskSummary(row)),
         counts: list.countsByStatus({ kind: filter.kind, createdSince: filter.createdSince }, now),
+        awaitingApproval: list.countAwaiting({ kind: filter.kind, createdSince: filter.createdSince }, OPERATOR, now),
         nextCursor: page.more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
         pollIntervalMs: engine.pollIntervalMs(),
       };

@@ -1,0 +1,83 @@
+// What a completed reflow changed, for the people who booked: a CSV (one row per moved or
+// unresolved booking) and an iCalendar file of the moved bookings at their new times.
+import type { Queries } from '@reflow/db';
+import type { ReflowResult } from '@reflow/reflow';
+import { stringify } from 'csv-stringify/sync';
+import ical from 'ical-generator';
+import { DateTime } from 'luxon';
+
+export const CSV_COLUMNS = [
+  'booking',
+  'customer',
+  'title',
+  'change',
+  'old_room',
+  'old_start',
+  'new_room',
+  'new_start',
+  'shift_minutes',
+  'reason',
+] as const;
+
+/** "2026-09-08 10:00" in the site's zone, from the result's local ISO time (which carries its offset). */
+const local = (iso: string, zone: string) =>
+  DateTime.fromISO(iso, { setZone: true }).setZone(zone).toFormat('yyyy-LL-dd HH:mm');
+
+export function changesCsv(result: ReflowResult, queries: Queries, zone: string): string {
+  const rooms = new Map(queries.site.listRooms().map((r) => [r.id, r.name]));
+  const name = (id: string) => rooms.get(id) ?? id;
+  const rows = [
+    ...result.moves.map((m) => [
+      m.bookingId,
+      queries.bookings.get(m.bookingId)?.customer ?? '',
+      m.title,
+      'moved',
+      name(m.fromRoom),
+      local(m.fromStart, zone),
+      name(m.toRoom),
+      local(m.toStart, zone),
+      m.shiftMinutes,
+      '',
+    ]),
+    ...result.unresolvedBookings.map((u) => {
+      // It stayed where it was: its slot now is its old one.
+      const booking = queries.bookings.get(u.bookingId);
+      return [
+        u.bookingId,
+        booking?.customer ?? '',
+        u.title,
+        u.code === 'changed' ? 'changed meanwhile' : 'needs rebooking',
+        booking ? name(booking.roomId) : '',
+        booking ? DateTime.fromMillis(booking.startAt, { zone }).toFormat('yyyy-LL-dd HH:mm') : '',
+        '',
+        '',
+        '',
+        u.reason,
+      ];
+    }),
+  ];
+  return stringify(rows, { header: true, columns: [...CSV_COLUMNS] });
+}
+
+/** One event per moved booking, at its new room and time (UTC instants: any calendar program places them). */
+export function changesIcs(taskId: string, result: ReflowResult, queries: Queries, siteName: string): string {
+  const rooms = new Map(queries.site.listRooms().map((r) => [r.id, r.name]));
+  const calendar = ical({
+    name: `${siteName}: bookings moved by reflow ${taskId}`,
+    prodId: '//studio-reflow//changes//EN',
+  });
+  for (const m of result.moves) {
+    const booking = queries.bookings.get(m.bookingId);
+    const start = DateTime.fromISO(m.toStart, { setZone: true });
+    const minutes = booking ? (booking.endAt - booking.startAt) / 60_000 : 60;
+    calendar.createEvent({
+      id: `${taskId}-${m.bookingId}@studio-reflow`,
+      start: start.toJSDate(),
+      end: start.plus({ minutes }).toJSDate(),
+      summary: m.title,
+      location: rooms.get(m.toRoom) ?? m.toRoom,
+      description: `Booking ${m.bookingId}${booking ? ` for ${booking.customer}` : ''} moved from ${rooms.get(m.fromRoom) ?? m.fromRoom} at ${m.fromStart}`,
+    });
+  }
+  return calendar.toString();
+}

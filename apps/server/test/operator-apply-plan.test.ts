@@ -1,0 +1,79 @@
+// "Apply exactly this plan": POST /api/tasks/:id/apply-plan applies a completed dry run's moves as
+// previewed, without solving again; a booking changed meanwhile is reported `changed` and left as
+// it is; anything but a completed dry run is refused (409) and changes nothing.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { peek } from '../harness/peek.ts';
+import { startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
+import { api, APPROVAL_ENV, bookingsChecksum, OPS } from './operator-approval-helper.ts';
+
+let s: TestServer;
+before(async () => {
+  s = await startTestServer(APPROVAL_ENV);
+});
+after(async () => s.close());
+
+const finished = (taskId: string) =>
+  waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed', 'cancelled'], 60_000, { token: OPS });
+
+test('the previewed moves are applied exactly, except one booking edited meanwhile, reported changed', async () => {
+  const dry = await api(s.url, 'POST', '/api/reflows', {
+    month: '2026-09',
+    offline_rooms: ['studio-b'],
+    from: '2026-09-07',
+    to: '2026-09-20',
+    dry_run: true,
+  });
+  const preview = (await finished(dry.body.taskId)).result.structuredContent;
+  assert.equal(preview.applied, false);
+  const edited = preview.moves[0].bookingId;
+  const writer = new Database(s.databasePath);
+  writer.pragma('busy_timeout = 5000');
+  writer
+    .prepare(
+      "UPDATE bookings SET title = title || ' (edited)', start_at = start_at + 1800000, end_at = end_at + 1800000, version = version + 1 WHERE id = ?",
+    )
+    .run(edited);
+  writer.close();
+
+  const applied = await api(s.url, 'POST', `/api/tasks/${dry.body.taskId}/apply-plan`);
+  assert.equal(applied.status, 202, JSON.stringify(applied.body));
+  assert.equal(applied.body.input.planOf, dry.body.taskId);
+  assert.equal(applied.body.input.dryRun, false);
+  const done = await finished(applied.body.taskId);
+  assert.equal(done.status, 'completed', JSON.stringify(done));
+  const result = done.result.structuredContent;
+  assert.equal(result.applied, true);
+  const key = (m: any) => `${m.bookingId}|${m.toRoom}|${m.toStart}`;
+  assert.deepEqual(
+    result.moves.map((m: any) => key(m)).sort(),
+    preview.moves
+      .filter((m: any) => m.bookingId !== edited)
+      .map((m: any) => key(m))
+      .sort(),
+    'exactly the previewed moves',
+  );
+  assert.deepEqual(
+    result.unresolvedBookings.filter((u: any) => u.code === 'changed').map((u: any) => u.bookingId),
+    [edited],
+  );
+  const detail = (await api(s.url, 'GET', `/api/tasks/${applied.body.taskId}`)).body;
+  assert.ok(detail.events.some((e: any) => e.message.startsWith('Applying exactly the plan previewed')));
+  assert.ok(!detail.events.some((e: any) => /groups solved/.test(e.message)), 'no solve');
+  for (const m of result.moves) {
+    const row = peek(
+      s.databasePath,
+      (db) => db.prepare('SELECT room_id FROM bookings WHERE id = ?').get(m.bookingId) as { room_id: string },
+    );
+    assert.equal(row.room_id, m.toRoom);
+  }
+
+  const sum = bookingsChecksum(s.databasePath);
+  for (const id of [applied.body.taskId, 'tsk_nope']) {
+    const refused = await api(s.url, 'POST', `/api/tasks/${id}/apply-plan`);
+    assert.equal(refused.status, id === 'tsk_nope' ? 404 : 409);
+    if (id !== 'tsk_nope') assert.equal(refused.body.code, 'RFL_NOT_A_DRY_RUN');
+  }
+  assert.equal(bookingsChecksum(s.databasePath), sum);
+});
