@@ -17,7 +17,7 @@ after(async () => s.close());
 const finished = (taskId: string) =>
   waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed', 'cancelled'], 60_000, { token: OPS });
 
-test('the previewed moves are applied exactly, except one booking edited meanwhile, reported changed', async () => {
+test('the previewed moves are applied exactly, except bookings edited meanwhile (moved, or edited in place), reported changed', async () => {
   const dry = await api(s.url, 'POST', '/api/reflows', {
     month: '2026-09',
     offline_rooms: ['studio-b'],
@@ -27,15 +27,21 @@ test('the previewed moves are applied exactly, except one booking edited meanwhi
   });
   const preview = (await finished(dry.body.taskId)).result.structuredContent;
   assert.equal(preview.applied, false);
-  const edited = preview.moves[0].bookingId;
+  const moved = preview.moves[0].bookingId;
+  // Edited where the preview saw it (same room and time, a new version): still not as previewed.
+  const editedInPlace = preview.moves[1].bookingId;
   const writer = new Database(s.databasePath);
   writer.pragma('busy_timeout = 5000');
   writer
     .prepare(
       "UPDATE bookings SET title = title || ' (edited)', start_at = start_at + 1800000, end_at = end_at + 1800000, version = version + 1 WHERE id = ?",
     )
-    .run(edited);
+    .run(moved);
+  writer
+    .prepare('UPDATE bookings SET attendees = attendees + 1, version = version + 1 WHERE id = ?')
+    .run(editedInPlace);
   writer.close();
+  const edited = [moved, editedInPlace];
 
   const applied = await api(s.url, 'POST', `/api/tasks/${dry.body.taskId}/apply-plan`);
   assert.equal(applied.status, 202, JSON.stringify(applied.body));
@@ -49,14 +55,17 @@ test('the previewed moves are applied exactly, except one booking edited meanwhi
   assert.deepEqual(
     result.moves.map((m: any) => key(m)).sort(),
     preview.moves
-      .filter((m: any) => m.bookingId !== edited)
+      .filter((m: any) => !edited.includes(m.bookingId))
       .map((m: any) => key(m))
       .sort(),
     'exactly the previewed moves',
   );
   assert.deepEqual(
-    result.unresolvedBookings.filter((u: any) => u.code === 'changed').map((u: any) => u.bookingId),
-    [edited],
+    result.unresolvedBookings
+      .filter((u: any) => u.code === 'changed')
+      .map((u: any) => u.bookingId)
+      .sort(),
+    [...edited].sort(),
   );
   const detail = (await api(s.url, 'GET', `/api/tasks/${applied.body.taskId}`)).body;
   assert.ok(detail.events.some((e: any) => e.message.startsWith('Applying exactly the plan previewed')));

@@ -44,10 +44,30 @@ test('the OpenAPI document at /docs describes every /api route with its schemas'
   const doc = await getJson(`${server.url}/docs/json`);
   assert.equal(doc.status, 200);
   assert.match(doc.body.openapi, /^3\./);
-  for (const path of ['/api/tasks', '/api/tasks/{id}', '/api/tasks/{id}/cancel', '/api/rooms', '/api/bookings'])
+  for (const path of [
+    '/api/tasks',
+    '/api/tasks/{id}',
+    '/api/tasks/{id}/cancel',
+    '/api/tasks/{id}/approve',
+    '/api/tasks/{id}/reject',
+    '/api/tasks/{id}/apply-plan',
+    '/api/tasks/{id}/revert',
+    '/api/tasks/{id}/changes.csv',
+    '/api/tasks/{id}/changes.ics',
+    '/api/reflows',
+    '/api/rooms',
+    '/api/bookings',
+  ])
     assert.ok(doc.body.paths[path], `${path} documented`);
   const list = doc.body.paths['/api/tasks'].get;
-  assert.deepEqual(list.parameters.map((p: any) => p.name).sort(), ['cursor', 'kind', 'limit', 'since', 'status']);
+  assert.deepEqual(list.parameters.map((p: any) => p.name).sort(), [
+    'awaiting',
+    'cursor',
+    'kind',
+    'limit',
+    'since',
+    'status',
+  ]);
   assert.ok(list.responses['400'], 'errors documented');
   const page = await fetch(`${server.url}/docs`, { redirect: 'follow' });
   assert.equal(page.status, 200);

@@ -20,7 +20,7 @@ import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
 import { readSnapshot, reflowScope, type Snapshot } from './snapshot.ts';
 import type { SolveJob, SolveReply } from './solve-worker.ts';
-import { previewedPlan } from './previewed-plan.ts';
+import { previewedPlan, previewMeta, readPreviewMeta, type StoredPreview } from './previewed-plan.ts';
 import { awaitOperator, DECISION, readDecision, type OperatorDecision } from './operator-approval.ts';
 
 export const REFLOW_KIND = 'reflow_month';
@@ -75,11 +75,12 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
         );
       if (input.planOf) {
         const preview = queries.tasks.get(input.planOf);
-        const result = preview?.result ? (JSON.parse(preview.result).structuredContent as ReflowResult) : undefined;
-        if (!result || result.applied)
+        const stored = preview?.result ? (JSON.parse(preview.result) as StoredPreview) : undefined;
+        const result = stored?.structuredContent;
+        if (!stored || !result || result.applied)
           throw new PermanentTaskError(`Dry run ${input.planOf} is gone (past its time-to-live) or was not a dry run`);
         ctx.progress(`Applying exactly the plan previewed by dry run ${input.planOf}`);
-        const { plan, kept } = previewedPlan(result, queries);
+        const { plan, kept } = previewedPlan(result, readPreviewMeta(stored), queries);
         return applyOutcome(input, ctx.taskId, plan, kept, queries, now, options);
       }
       const snapshot = readSnapshot(input, queries);
@@ -112,7 +113,8 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
       const plan = localisePlan(reply.plan, snapshot.timezone);
       if (input.dryRun) {
         const result = buildResult(input, plan, plan, snapshot, false);
-        return { status: 'completed', result: toCallToolResult(result), message: summary(result) };
+        const previewed = { ...toCallToolResult(result), _meta: previewMeta(keepPlanned(plan, snapshot)) };
+        return { status: 'completed', result: previewed, message: summary(result) };
       }
       if (input.operatorApproval && !input.confirm) return awaitOperatorFor(input, plan, snapshot);
       if (input.confirm)
