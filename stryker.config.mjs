@@ -31,6 +31,8 @@ export default {
       'packages/tasks/test/task-engine.test.ts',
       'packages/tasks/test/recovery.test.ts',
       'packages/tasks/test/input-required.test.ts',
+      'packages/tasks/test/lease-lapse.test.ts',
+      'packages/tasks/test/expiry-fence.test.ts',
       'packages/reflow/test/apply-chain.test.ts',
       'packages/tasks/test/poll-interval.test.ts',
     ],

@@ -127,7 +127,7 @@ test('exit codes: completed 0 (with a table), cancelled 3, expired 4, bad argume
   const queued = await server(join(dir, 'queued.db'), { WORKERS: '0', POLL_INTERVAL_MS: '100' });
   t.after(() => queued.close());
   const waiting = reflow(['call', ...CALL, '--url', queued.mcpUrl, '--state-file', stateFile]);
-  const taskId = await until('the waiting task', () => waiting.stderr().match(/Task (tsk_[0-9a-f]+)/)?.[1]);
+  const taskId = await until('the waiting task', () => waiting.stderr().match(/Task (tsk_[0-9a-f]+)/)?.[1], 90_000);
   const cancel = reflow(['cancel', taskId, '--state-file', stateFile]);
   assert.equal(await cancel.exited, 0, cancel.stderr());
   assert.match(cancel.stdout(), new RegExp(`Task ${taskId} cancelled`));
