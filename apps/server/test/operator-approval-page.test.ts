@@ -1,7 +1,8 @@
 // The approval view in real headless Chromium under APPROVAL=operator: an agent's reflow appears as
 // awaiting approval with its plan on the calendar; approving from the page applies it and the
 // agent's poll ends completed naming the approver; a second one is rejected with a reason (the
-// page insists on one) and moves nothing. The approval view's screenshot goes to docs/.
+// page insists on one) and moves nothing. The approval view's screenshot goes to test-artifacts/
+// (docs/ with UPDATE_SCREENSHOTS=1, so a test run leaves the work tree as it found it).
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,9 @@ import {
 } from './operator-approval-helper.ts';
 
 const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
-const DOCS = fileURLToPath(new URL('../../../docs/', import.meta.url));
+const SCREENSHOTS = fileURLToPath(
+  new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../../docs/' : '../../../test-artifacts/', import.meta.url),
+);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Where the given bookings are now. */
@@ -50,7 +53,7 @@ test(
   { timeout: 240_000 },
   async (t) => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    mkdirSync(DOCS, { recursive: true });
+    mkdirSync(SCREENSHOTS, { recursive: true });
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -102,7 +105,7 @@ test(
     );
     await detail.locator('button[data-view="after"]').click();
     await detail.locator('.calendar[data-mode="after"]').waitFor();
-    await page.screenshot({ path: join(DOCS, 'approval-view.png') });
+    await page.screenshot({ path: join(SCREENSHOTS, 'approval-view.png') });
 
     // Approve, with the confirm step.
     await panel.locator('button[data-action="approve"]').click();
