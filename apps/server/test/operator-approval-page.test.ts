@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
+import { ARTIFACTS, launchBrowser, watchForErrors } from './browser-helper.ts';
 import { startTestServer, type TestServer } from './helper.ts';
 import { peek } from '../harness/peek.ts';
 import { assertCsvListsMoves, assertIcsListsMoves } from './changes-check.ts';
@@ -23,11 +23,9 @@ import {
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
 
-const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
 const SCREENSHOTS = fileURLToPath(
   new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../../docs/' : '../../../test-artifacts/', import.meta.url),
 );
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Where the given bookings are now. */
 function peekPlacement(server: TestServer, moves: { bookingId: string }[]) {
@@ -38,27 +36,12 @@ function peekPlacement(server: TestServer, moves: { bookingId: string }[]) {
   );
 }
 
-function watchForErrors(page: Page, report: (line: string) => void): string[] {
-  const errors: string[] = [];
-  const add = (line: string) => (errors.push(line), report(line));
-  page.on('console', (m) => m.type() === 'error' && add(`console: ${m.text()}`));
-  page.on('pageerror', (e) => add(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => add(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => r.status() >= 400 && add(`HTTP ${r.status()} ${r.url()}`));
-  return errors;
-}
-
 test(
   'the approval view: awaiting filter and plan, approve applies, reject needs and records a reason',
   { timeout: 240_000 },
   async (t) => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    t.after(() => browser.close());
+    const browser = await launchBrowser(t);
     const server: TestServer = await startTestServer({ ...APPROVAL_ENV, POLL_INTERVAL_MS: '300' });
     t.after(() => server.close());
     const page = await browser.newPage({ viewport: { width: 1680, height: 1100 } });

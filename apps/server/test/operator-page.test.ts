@@ -2,42 +2,18 @@
 // the demo reflow goes live in the list without a reload, its detail shows the month before and
 // after, and a second, long-running task is cancelled from the page. No console errors allowed.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Page } from 'playwright-core';
 import { DEMO_AFFECTED } from '@reflow/seed';
+import { ARTIFACTS, launchBrowser, watchForErrors } from './browser-helper.ts';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
 import { getJson, startReflow } from './operator-helper.ts';
-
-const ARTIFACTS = fileURLToPath(new URL('../../../test-artifacts/', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** Collects every console error, page error, failed request and HTTP error; each is also printed at once, so a timeout shows its cause. */
-function watchForErrors(page: Page, report: (line: string) => void): string[] {
-  const errors: string[] = [];
-  const add = (line: string) => {
-    errors.push(line);
-    report(line);
-  };
-  page.on('console', (m) => m.type() === 'error' && add(`console: ${m.text()}`));
-  page.on('pageerror', (e) => add(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => add(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => r.status() >= 400 && add(`HTTP ${r.status()} ${r.url()}`));
-  return errors;
-}
 
 test(
   'the operator page: a task goes working → completed live, its month before and after, cancel from the page',
   { timeout: 180_000 },
   async (t) => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
-    t.after(() => browser.close());
+    const browser = await launchBrowser(t);
     const page = await browser.newPage({ viewport: { width: 1680, height: 1100 } });
     const errors = watchForErrors(page, (line) => t.diagnostic(line));
     // The page's server runs no workers: a task it accepts stays working until a worker process
