@@ -1,9 +1,10 @@
 // Helpers for driving `reflow` as a child process against real in-process servers.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
@@ -54,5 +55,19 @@ export async function until<T>(what: string, check: () => T | undefined, timeout
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
+  }
+}
+
+/** Runs the CLI to its end without blocking this process's event loop (an in-process server answers from it). */
+export async function runReflow(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
+      cwd: root,
+      timeout: 60_000,
+      env: { ...process.env, REFLOW_URL: '', REFLOW_TOKEN: '' },
+    });
+    return { status: 0, stdout, stderr };
+  } catch (error: any) {
+    return { status: error.code ?? -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
   }
 }

@@ -1,34 +1,17 @@
 // `reflow tasks approve|reject` as an operator runs them against a real server under APPROVAL=operator:
 // an agent's reflow waits; reject needs a reason; approve applies it; a second decision is refused.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { loadConfig, startServer } from '@reflow/server-app';
 import { McpHttpClient } from '../src/mcp-http-client.ts';
+import { runReflow as reflow } from './cli-helpers.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'apps/cli/bin/reflow.mjs');
 const AGENT = 'agent-token-0123456789abcdef';
 const OPS = 'ops-token-0123456789abcdef';
-
-async function reflow(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
-      cwd: root,
-      timeout: 60_000,
-      env: { ...process.env, REFLOW_URL: '', REFLOW_TOKEN: '' },
-    });
-    return { status: 0, stdout, stderr };
-  } catch (error: any) {
-    return { status: error.code ?? -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-  }
-}
 
 test(
   'reflow tasks approve|reject: list --awaiting, reject needs --reason, approve applies, twice is refused',

@@ -1,31 +1,12 @@
 // `npx reflow tasks list|show|cancel` as an operator runs it, against a real server on a random port.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { loadConfig, startServer } from '@reflow/server-app';
 import { McpHttpClient } from '../src/mcp-http-client.ts';
-
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const bin = join(root, 'apps/cli/bin/reflow.mjs');
-
-/** Runs the CLI without blocking this process's event loop (the server answers from it). */
-async function reflow(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
-      cwd: root,
-      timeout: 60_000,
-      env: { ...process.env, REFLOW_URL: '', REFLOW_TOKEN: '' },
-    });
-    return { status: 0, stdout, stderr };
-  } catch (error: any) {
-    return { status: error.code ?? -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };
-  }
-}
+import { runReflow as reflow } from './cli-helpers.ts';
 
 test(
   'reflow tasks: list, show, cancel against a running server; clear errors and exit codes',
