@@ -1,0 +1,226 @@
+// The Store on SQLite (better-sqlite3): the synchronous queries behind the asynchronous interface.
+// One connection per process. better-sqlite3 runs each statement to the end on the calling thread,
+// so a plain call is atomic; only a transaction that awaits between its statements needs the others
+// to wait, and they do (a queue on the connection) until it commits or rolls back.
+import { openDatabase, type Connection, type OpenOptions } from './connection.ts';
+import { migrateDatabase, migrationsApplied } from './migrate.ts';
+import { queriesFor, type Queries } from './queries/queries-for.ts';
+import type { SiteData } from './queries/site-queries.ts';
+import type { TaskListCursor } from './queries/task-list-queries.ts';
+import type { NewTask, Store, StoreQueries } from './store.ts';
+
+export interface SqliteStoreOptions extends OpenOptions {
+  /** The clock every lease, TTL and timestamp is judged by (tests move it); Date.now by default. */
+  clock?: () => number;
+}
+
+export class SqliteStore implements Store {
+  readonly dialect = 'sqlite' as const;
+  readonly location: string;
+  readonly clock: () => number;
+  /** The connection, for what only SQLite has (pragmas, WAL checkpoints). */
+  readonly connection: Connection;
+  /** Built on first use: queries prepare their statements, which needs the tables migrated. */
+  #q: Queries | undefined;
+  /** Settles when the transaction now open ends; undefined when none is. */
+  #open: Promise<void> | undefined;
+  readonly #inside: StoreQueries;
+  readonly #outside: StoreQueries;
+
+  constructor(path: string, options: SqliteStoreOptions = {}) {
+    this.connection = openDatabase(path, options);
+    this.location = path;
+    this.clock = options.clock ?? Date.now;
+    this.#inside = this.#groups(true, (fn) => Promise.resolve().then(fn));
+    this.#outside = this.#groups(false, async (fn) => {
+      while (this.#open) await this.#open;
+      return fn();
+    });
+  }
+
+  get tasks() {
+    return this.#outside.tasks;
+  }
+  get taskList() {
+    return this.#outside.taskList;
+  }
+  get inputs() {
+    return this.#outside.inputs;
+  }
+  get site() {
+    return this.#outside.site;
+  }
+  get bookings() {
+    return this.#outside.bookings;
+  }
+  get audit() {
+    return this.#outside.audit;
+  }
+  get principals() {
+    return this.#outside.principals;
+  }
+  now(): Promise<number> {
+    return Promise.resolve(this.clock());
+  }
+
+  /** BEGIN IMMEDIATE: it takes the write lock at once, so a later write cannot fail with SQLITE_BUSY half way. */
+  async transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T> {
+    while (this.#open) await this.#open;
+    let end!: () => void;
+    this.#open = new Promise((resolve) => (end = resolve));
+    const { sqlite } = this.connection;
+    try {
+      sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const value = await fn(this.#inside);
+        sqlite.exec('COMMIT');
+        return value;
+      } catch (error) {
+        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      this.#open = undefined;
+      end();
+    }
+  }
+
+  async migrate(options: { seed?: () => SiteData } = {}): Promise<{ seeded: boolean }> {
+    while (this.#open) await this.#open;
+    let seeded = false;
+    migrateDatabase(this.connection, {
+      andThen: () => {
+        // Queries prepare statements, so they are built once the tables exist.
+        const migrated = queriesFor(this.connection);
+        if (!options.seed || migrated.site.getSite()) return;
+        migrated.site.writeSite(options.seed(), false);
+        seeded = true;
+      },
+    });
+    return { seeded };
+  }
+
+  async ping(): Promise<void> {
+    this.connection.sqlite.prepare('SELECT 1').get();
+  }
+
+  async migrationsApplied(): Promise<boolean> {
+    return migrationsApplied(this.connection);
+  }
+
+  async close(): Promise<void> {
+    while (this.#open) await this.#open;
+    this.connection.close();
+  }
+
+  #queries(): Queries {
+    return (this.#q ??= queriesFor(this.connection));
+  }
+
+  /** The query groups, each call run through `run` (straight, or after the open transaction). */
+  #groups(inTransaction: boolean, run: <T>(fn: () => T) => Promise<T>): StoreQueries {
+    const q = () => this.#queries();
+    const clock = this.clock;
+    const stamp = (task: NewTask) => {
+      const now = clock();
+      return {
+        row: { ...task, status: 'working' as const, createdAt: now, lastUpdatedAt: now, expiresAt: now + task.ttlMs },
+        now,
+      };
+    };
+    return {
+      now: () => run(clock),
+      tasks: {
+        createOrFind: (task, event, admit) => {
+          if (!admit)
+            return run(() => {
+              const { row, now } = stamp(task);
+              return q().tasks.createOrFind(row, event, now);
+            });
+          // The limits are counted inside the creating transaction: no race past them.
+          const inTx = async (tx: StoreQueries) => {
+            const { row, now } = stamp(task);
+            const existing = q().tasks.findWorkingDuplicate(row.owner, row.kind, row.dedupeKey, now);
+            if (existing) return { task: existing, created: false };
+            await admit(tx);
+            return { task: q().tasks.insert(row, event), created: true };
+          };
+          return inTransaction ? inTx(this.#inside) : this.transaction(inTx);
+        },
+        get: (id) =>
+          run(() => {
+            const row = q().tasks.get(id);
+            return row && row.expiresAt > clock() ? row : undefined;
+          }),
+        poll: (id) =>
+          run(() => {
+            const row = q().tasks.poll(id);
+            return row && row.expiresAt > clock() ? row : undefined;
+          }),
+        expiredOwner: (id) => run(() => q().tasks.expiredOwner(id, clock())),
+        listForOwner: (owner, limit, before?: TaskListCursor) =>
+          run(() => q().tasks.listForOwner(owner, clock(), limit, before)),
+        events: (taskId) => run(() => q().tasks.events(taskId)),
+        claimNext: (claimedBy, leaseMs, running) =>
+          run(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running)),
+        renewLease: (fence, leaseMs) =>
+          run(() => {
+            const now = clock();
+            return q().tasks.renewLease(fence, now + leaseMs, now);
+          }),
+        release: (fence, message, options) => run(() => q().tasks.release(fence, clock(), message, options)),
+        claimants: () => run(() => q().tasks.claimants()),
+        releaseClaimsOf: (claimants, message) => run(() => q().tasks.releaseClaimsOf(claimants, clock(), message)),
+        listExhausted: (running) => run(() => q().tasks.listExhausted(clock(), running)),
+        queueDepth: () => run(() => q().tasks.queueDepth(clock())),
+        queueOrder: () => run(() => q().tasks.queueOrder(clock())),
+        progress: (fence, message, data) => run(() => q().tasks.progress(fence, clock(), message, data)),
+        finish: (fence, outcome) => run(() => q().tasks.finish(fence, clock(), outcome)),
+        cancel: (id, message, by) => run(() => q().tasks.cancel(id, clock(), message, by)),
+        failExhausted: (id, error) => run(() => q().tasks.failExhausted(id, clock(), error)),
+        sweepExpired: () => run(() => q().tasks.sweepExpired(clock())),
+      },
+      taskList: {
+        page: (filter, limit, after) => run(() => q().taskList.page(filter, clock(), limit, after)),
+        countLiveByDedupeKey: (key, statuses) => run(() => q().taskList.countLiveByDedupeKey(key, statuses, clock())),
+        countAwaiting: (filter, awaiting) => run(() => q().taskList.countAwaiting(filter, awaiting, clock())),
+        countsByStatus: (filter) => run(() => q().taskList.countsByStatus(filter, clock())),
+      },
+      inputs: {
+        park: (fence, park) => run(() => q().inputs.park(fence, clock(), park)),
+        get: (taskId) => run(() => q().inputs.get(taskId)),
+        answer: (taskId, answers, by, awaiting) => run(() => q().inputs.answer(taskId, clock(), answers, by, awaiting)),
+      },
+      site: {
+        getSite: () => run(() => q().site.getSite()),
+        listRooms: () => run(() => q().site.listRooms()),
+        bookingCount: () => run(() => q().site.bookingCount()),
+        writeSite: (data, replace) => run(() => q().site.writeSite(data, replace)),
+      },
+      bookings: {
+        overlapping: (range) => run(() => q().bookings.overlapping(range)),
+        get: (id) => run(() => q().bookings.get(id)),
+        // SQLite's write lock, taken at BEGIN IMMEDIATE, already keeps every row as read.
+        getForUpdate: (ids) => run(() => ids.map((id) => q().bookings.get(id)).filter((row) => row !== undefined)),
+        firstConflict: (roomId, start, end, exclude) =>
+          run(() => q().bookings.firstConflict(roomId, start, end, exclude)),
+        move: (id, expectedVersion, to) => run(() => q().bookings.move(id, expectedVersion, to)),
+        setStatus: (id, expectedVersion, status) => run(() => q().bookings.setStatus(id, expectedVersion, status)),
+      },
+      audit: {
+        recordMove: (row) => run(() => q().audit.recordMove(row)),
+        recordUnresolved: (row) => run(() => q().audit.recordUnresolved(row)),
+        movesOf: (taskId) => run(() => q().audit.movesOf(taskId)),
+        unresolvedOf: (taskId) => run(() => q().audit.unresolvedOf(taskId)),
+      },
+      principals: {
+        activeTaskCount: (owner) => run(() => q().principals.activeTaskCount(owner, clock())),
+      },
+    };
+  }
+}
+
+/** Opens (creating when missing) the SQLite store at `path`. */
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {
+  return new SqliteStore(path, options);
+}

@@ -1,0 +1,169 @@
+// The asynchronous store: the one interface the engine, the reflow use case and the MCP surface
+// talk to. Two implementations: SQLite (one host, embedded) and PostgreSQL (a cluster of nodes).
+// Every time a guarantee is judged by (leases, TTLs, fences) is the store's clock: on PostgreSQL the
+// database's `now()`, never a node's; on SQLite the one host's clock.
+import type { AuditQueries, MoveAuditRow, UnresolvedAuditRow } from './queries/audit-queries.ts';
+import type { BookingQueries, BookingRow } from './queries/booking-queries.ts';
+import type { AnswerOutcome, TaskInputRow } from './queries/input-queries.ts';
+import type { SiteData, SiteRow, RoomRow } from './queries/site-queries.ts';
+import type { TaskListCursor, TaskListFilter } from './queries/task-list-queries.ts';
+import type { TaskPollRow } from './queries/task-poll-queries.ts';
+import type { AttemptFence, TaskError, TaskEventRow, TaskRow } from './queries/task-rows.ts';
+import type { BookingStatus, PendingInput, TaskStatus } from './schema/index.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A task to write; the store stamps createdAt, lastUpdatedAt and expiresAt (createdAt + ttlMs) from its clock. */
+export interface NewTask {
+  id: string;
+  owner: string;
+  kind: string;
+  input: unknown;
+  dedupeKey: string;
+  statusMessage: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  maxAttempts: number;
+  scopeKey?: string;
+  scopeStart?: number;
+  scopeEnd?: number;
+}
+
+export type TaskTerminal =
+  { status: 'completed'; result: string; message: string } | { status: 'failed'; error: TaskError; message: string };
+
+export interface ParkRequest {
+  requests: Record<string, unknown>;
+  state: unknown;
+  message: string;
+  awaiting?: string;
+}
+
+/** Tasks: records, the claim queue, and state changes. Every write of an attempt is fenced. */
+export interface TaskStore {
+  /**
+   * Writes the task unless the same owner has identical work (same kind and dedupe key) under way,
+   * in one transaction. `admit` runs inside it only when a new row would be written: throw to refuse.
+   */
+  createOrFind(
+    task: NewTask,
+    event: { message: string; data?: unknown },
+    admit?: (tx: StoreQueries) => Promise<void>,
+  ): Promise<{ task: TaskRow; created: boolean }>;
+  /** The task while live (not past its TTL by the store's clock); undefined when unknown or expired. */
+  get(id: string): Promise<TaskRow | undefined>;
+  /** What a poll shows of a live task (no input). */
+  poll(id: string): Promise<TaskPollRow | undefined>;
+  /** The owner of a task past its TTL (swept or not), if any. */
+  expiredOwner(id: string): Promise<string | undefined>;
+  /** One owner's live tasks, newest first, a page at a time. */
+  listForOwner(owner: string, limit: number, before?: TaskListCursor): Promise<TaskRow[]>;
+  events(taskId: string): Promise<TaskEventRow[]>;
+
+  /** Claims the oldest runnable task for `claimedBy` under a lease of `leaseMs`; never one of `running`. */
+  claimNext(claimedBy: string, leaseMs: number, running?: string[]): Promise<TaskRow | undefined>;
+  /** Extends the attempt's lease by `leaseMs` from now; false when it lost its fence (it must stop). */
+  renewLease(fence: AttemptFence, leaseMs: number): Promise<boolean>;
+  release(fence: AttemptFence, message: string, options?: { refundAttempt?: boolean }): Promise<boolean>;
+  /** Who holds claims on working tasks. */
+  claimants(): Promise<string[]>;
+  releaseClaimsOf(claimants: string[], message: string): Promise<number>;
+  /** Working tasks with every attempt used whose claim is gone or lapsed, except `running`. */
+  listExhausted(running?: string[]): Promise<TaskRow[]>;
+  queueDepth(): Promise<number>;
+  /** The queue in the order it is claimed: oldest first, ties by id. */
+  queueOrder(): Promise<{ createdAt: number; id: string }[]>;
+
+  progress(fence: AttemptFence, message: string, data?: unknown): Promise<boolean>;
+  /**
+   * Writes the attempt's terminal state; inside a transaction, with the work it records. Throws
+   * StaleAttemptError (so the transaction rolls back) when the fence fails.
+   */
+  finish(fence: AttemptFence, outcome: TaskTerminal): Promise<void>;
+  cancel(id: string, message: string, by: string): Promise<boolean>;
+  failExhausted(id: string, error: TaskError): Promise<boolean>;
+  /** Deletes tasks past their TTL, leaving tombstones; returns how many went. */
+  sweepExpired(): Promise<number>;
+}
+
+/** What an operator's list shows: pages and counts under a filter. */
+export interface TaskListStore {
+  page(filter: TaskListFilter, limit: number, after?: TaskListCursor): Promise<{ rows: TaskRow[]; more: boolean }>;
+  countLiveByDedupeKey(dedupeKey: string, statuses: TaskStatus[]): Promise<number>;
+  countAwaiting(filter: Omit<TaskListFilter, 'statuses' | 'awaiting'>, awaiting: string): Promise<number>;
+  countsByStatus(filter: Omit<TaskListFilter, 'statuses'>): Promise<Record<TaskStatus, number>>;
+}
+
+export interface InputStore {
+  /** Parks a running attempt's task for answers (fenced); returns the pending requests by wire key. */
+  park(fence: AttemptFence, park: ParkRequest): Promise<Record<string, PendingInput>>;
+  get(taskId: string): Promise<TaskInputRow | undefined>;
+  answer(taskId: string, answers: Record<string, unknown>, by: string, awaiting?: string): Promise<AnswerOutcome>;
+}
+
+export interface SiteStore {
+  getSite(): Promise<SiteRow | undefined>;
+  listRooms(): Promise<RoomRow[]>;
+  bookingCount(): Promise<number>;
+  writeSite(data: SiteData, replace: boolean): Promise<void>;
+}
+
+export interface BookingStore {
+  overlapping(range: Parameters<BookingQueries['overlapping']>[0]): Promise<BookingRow[]>;
+  get(id: string): Promise<BookingRow | undefined>;
+  /** The same rows, locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's write lock holds them all). */
+  getForUpdate(ids: string[]): Promise<BookingRow[]>;
+  firstConflict(roomId: string, start: number, end: number, exclude: string[]): Promise<BookingRow | undefined>;
+  move(id: string, expectedVersion: number, to: { roomId: string; startAt: number; endAt: number }): Promise<boolean>;
+  setStatus(id: string, expectedVersion: number, status: BookingStatus): Promise<boolean>;
+}
+
+export interface AuditStore {
+  recordMove(row: Parameters<AuditQueries['recordMove']>[0]): Promise<void>;
+  recordUnresolved(row: Parameters<AuditQueries['recordUnresolved']>[0]): Promise<void>;
+  movesOf(taskId: string): Promise<MoveAuditRow[]>;
+  unresolvedOf(taskId: string): Promise<UnresolvedAuditRow[]>;
+}
+
+export interface PrincipalStore {
+  /** Tasks of `owner` not yet terminal (and not expired). */
+  activeTaskCount(owner: string): Promise<number>;
+}
+
+/** Every query group; inside a transaction the same groups run in it. */
+export interface StoreQueries {
+  tasks: TaskStore;
+  taskList: TaskListStore;
+  inputs: InputStore;
+  site: SiteStore;
+  bookings: BookingStore;
+  audit: AuditStore;
+  principals: PrincipalStore;
+  /** The store's clock (epoch ms): inside a transaction, the instant it is judged at. */
+  now(): Promise<number>;
+}
+
+export interface Store extends StoreQueries {
+  readonly dialect: Dialect;
+  /** Where it is, for logs and errors: a file path, or host/database (never a password). */
+  readonly location: string;
+  /**
+   * The store's clock, read without a round trip: on SQLite the host's clock; on PostgreSQL the
+   * node's clock corrected by the offset to the database's, measured on each heartbeat. For hints
+   * (poll intervals, elapsed times); every guarantee is judged inside the store.
+   */
+  clock(): number;
+  /** Runs `fn` in one write transaction: all its writes commit together, or none. */
+  transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
+  /** Throws when the database cannot be reached (for /readyz). */
+  ping(): Promise<void>;
+  /**
+   * Applies every pending migration, then, when the database has no site, writes `seed()`: all in one
+   * transaction, so of several processes starting together on an empty database one migrates and
+   * seeds and the others find it done. Resolves with whether it seeded.
+   */
+  migrate(options?: { seed?: () => SiteData }): Promise<{ seeded: boolean }>;
+  /** Whether every migration this build knows has been applied. */
+  migrationsApplied(): Promise<boolean>;
+  close(): Promise<void>;
+}
