@@ -7,7 +7,8 @@ import { migrateDatabase, migrationsApplied } from './migrate.ts';
 import { queriesFor, type Queries } from './queries/queries-for.ts';
 import type { SiteData } from './queries/site-queries.ts';
 import type { TaskListCursor } from './queries/task-list-queries.ts';
-import type { NewTask, Store, StoreQueries } from './store.ts';
+import { EventEmitter } from 'node:events';
+import type { NewTask, NodeStore, Store, StoreQueries, StoreSignal } from './store.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** The clock every lease, TTL and timestamp is judged by (tests move it); Date.now by default. */
@@ -36,6 +37,33 @@ export class SqliteStore implements Store {
       while (this.#open) await this.#open;
       return fn();
     });
+  }
+
+  readonly #signals = new EventEmitter().setMaxListeners(0);
+
+  onSignal(fn: (signal: StoreSignal, taskId: string) => void): () => void {
+    this.#signals.on('signal', fn);
+    return () => this.#signals.off('signal', fn);
+  }
+
+  #signal(signal: StoreSignal, taskId: string): void {
+    this.#signals.emit('signal', signal, taskId);
+  }
+
+  get nodes(): NodeStore {
+    const q = () => this.#queries();
+    const clock = this.clock;
+    const run = async <T>(fn: () => T): Promise<T> => {
+      while (this.#open) await this.#open;
+      return fn();
+    };
+    return {
+      register: (node) => run(() => q().nodes.register(node, clock())),
+      heartbeat: (id, running) => run(() => q().nodes.heartbeat(id, running, clock())),
+      reapLapsed: (lapseMs, message) => run(() => q().nodes.reapLapsed(lapseMs, clock(), message)),
+      list: () => run(() => q().nodes.list()),
+      unregister: (id, message) => run(() => q().nodes.unregister(id, clock(), message)),
+    };
   }
 
   get tasks() {
@@ -128,24 +156,30 @@ export class SqliteStore implements Store {
         now,
       };
     };
+    // The create, with limits counted inside its transaction or without.
+    const createOrFind: StoreQueries['tasks']['createOrFind'] = (task, event, admit) => {
+      if (!admit)
+        return run(() => {
+          const { row, now } = stamp(task);
+          return q().tasks.createOrFind(row, event, now);
+        });
+      // The limits are counted inside the creating transaction: no race past them.
+      const inTx = async (tx: StoreQueries) => {
+        const { row, now } = stamp(task);
+        const existing = q().tasks.findWorkingDuplicate(row.owner, row.kind, row.dedupeKey, now);
+        if (existing) return { task: existing, created: false };
+        await admit(tx);
+        return { task: q().tasks.insert(row, event), created: true };
+      };
+      return inTransaction ? inTx(this.#inside) : this.transaction(inTx);
+    };
     return {
       now: () => run(clock),
       tasks: {
-        createOrFind: (task, event, admit) => {
-          if (!admit)
-            return run(() => {
-              const { row, now } = stamp(task);
-              return q().tasks.createOrFind(row, event, now);
-            });
-          // The limits are counted inside the creating transaction: no race past them.
-          const inTx = async (tx: StoreQueries) => {
-            const { row, now } = stamp(task);
-            const existing = q().tasks.findWorkingDuplicate(row.owner, row.kind, row.dedupeKey, now);
-            if (existing) return { task: existing, created: false };
-            await admit(tx);
-            return { task: q().tasks.insert(row, event), created: true };
-          };
-          return inTransaction ? inTx(this.#inside) : this.transaction(inTx);
+        createOrFind: async (task, event, admit) => {
+          const created = await createOrFind(task, event, admit);
+          if (created.created) this.#signal('created', created.task.id);
+          return created;
         },
         get: (id) =>
           run(() => {
@@ -168,7 +202,11 @@ export class SqliteStore implements Store {
             const now = clock();
             return q().tasks.renewLease(fence, now + leaseMs, now);
           }),
-        release: (fence, message, options) => run(() => q().tasks.release(fence, clock(), message, options)),
+        release: (fence, message, options) =>
+          run(() => q().tasks.release(fence, clock(), message, options)).then((released) => {
+            if (released) this.#signal('released', fence.taskId);
+            return released;
+          }),
         claimants: () => run(() => q().tasks.claimants()),
         releaseClaimsOf: (claimants, message) => run(() => q().tasks.releaseClaimsOf(claimants, clock(), message)),
         listExhausted: (running) => run(() => q().tasks.listExhausted(clock(), running)),
@@ -176,7 +214,11 @@ export class SqliteStore implements Store {
         queueOrder: () => run(() => q().tasks.queueOrder(clock())),
         progress: (fence, message, data) => run(() => q().tasks.progress(fence, clock(), message, data)),
         finish: (fence, outcome) => run(() => q().tasks.finish(fence, clock(), outcome)),
-        cancel: (id, message, by) => run(() => q().tasks.cancel(id, clock(), message, by)),
+        cancel: (id, message, by) =>
+          run(() => q().tasks.cancel(id, clock(), message, by)).then((cancelled) => {
+            if (cancelled) this.#signal('cancelled', id);
+            return cancelled;
+          }),
         failExhausted: (id, error) => run(() => q().tasks.failExhausted(id, clock(), error)),
         sweepExpired: () => run(() => q().tasks.sweepExpired(clock())),
       },
@@ -189,7 +231,11 @@ export class SqliteStore implements Store {
       inputs: {
         park: (fence, park) => run(() => q().inputs.park(fence, clock(), park)),
         get: (taskId) => run(() => q().inputs.get(taskId)),
-        answer: (taskId, answers, by, awaiting) => run(() => q().inputs.answer(taskId, clock(), answers, by, awaiting)),
+        answer: (taskId, answers, by, awaiting) =>
+          run(() => q().inputs.answer(taskId, clock(), answers, by, awaiting)).then((outcome) => {
+            if (outcome.resumed) this.#signal('answered', taskId);
+            return outcome;
+          }),
       },
       site: {
         getSite: () => run(() => q().site.getSite()),

@@ -143,6 +143,36 @@ export interface StoreQueries {
   now(): Promise<number>;
 }
 
+/** A change another node (or this process) made that a node may act on at once, instead of at its next sweep. */
+export type StoreSignal = 'created' | 'cancelled' | 'answered' | 'released';
+
+/** One server process sharing the store. */
+export interface NodeInfo {
+  id: string;
+  host: string;
+  pid: number;
+  workers: number;
+  startedAt: number;
+  heartbeatAt: number;
+  /** Task ids it is running, as of its last heartbeat. */
+  running: string[];
+}
+
+/** The nodes sharing the store, each with a heartbeat; a node whose heartbeat lapsed is dead. */
+export interface NodeStore {
+  register(node: { id: string; host: string; pid: number; workers: number }): Promise<void>;
+  /** Records that the node lives and what it runs; false when it had been declared dead meanwhile (it must stop its attempts). */
+  heartbeat(id: string, running: string[]): Promise<boolean>;
+  /**
+   * Declares dead every node whose heartbeat is older than `lapseMs` by the store's clock: removes it
+   * and releases its claims (each with an event saying so), in one transaction. Returns their ids.
+   */
+  reapLapsed(lapseMs: number, message: string): Promise<string[]>;
+  list(): Promise<NodeInfo[]>;
+  /** A clean shutdown: the node's claims are released and its row removed. */
+  unregister(id: string, message: string): Promise<void>;
+}
+
 export interface Store extends StoreQueries {
   readonly dialect: Dialect;
   /** Where it is, for logs and errors: a file path, or host/database (never a password). */
@@ -155,6 +185,14 @@ export interface Store extends StoreQueries {
   clock(): number;
   /** Runs `fn` in one write transaction: all its writes commit together, or none. */
   transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
+  nodes: NodeStore;
+  /**
+   * Calls `fn` for each signal of any process sharing the store: on PostgreSQL LISTEN/NOTIFY (sent
+   * inside the transaction that made the change, so only committed changes are heard); on SQLite,
+   * this process's own changes only (other processes are caught by the sweep). Returns the unsubscribe.
+   * Best effort: a signal may be lost (a dropped connection); the sweep is the backstop.
+   */
+  onSignal(fn: (signal: StoreSignal, taskId: string) => void): () => void;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   /**

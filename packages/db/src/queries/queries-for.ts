@@ -3,6 +3,7 @@ import type { Connection } from '../connection.ts';
 import { auditQueries } from './audit-queries.ts';
 import { bookingQueries } from './booking-queries.ts';
 import { inputQueries } from './input-queries.ts';
+import { nodeQueries } from './node-queries.ts';
 import { principalQueries } from './principal-queries.ts';
 import { siteQueries } from './site-queries.ts';
 import { taskListQueries } from './task-list-queries.ts';
@@ -17,6 +18,7 @@ export function queriesFor(connection: Connection) {
     audit: auditQueries(connection.db),
     inputs: inputQueries(connection.db),
     principals: principalQueries(connection.db),
+    nodes: nodeQueries(connection.db),
   };
 }
 export type Queries = ReturnType<typeof queriesFor>;

@@ -7,3 +7,4 @@ export * from './task-events.ts';
 export * from './reflow-audit.ts';
 export * from './task-inputs.ts';
 export * from './expired-tasks.ts';
+export * from './nodes.ts';

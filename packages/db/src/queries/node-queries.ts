@@ -1,0 +1,50 @@
+// The nodes sharing the database and their heartbeats; a lapsed heartbeat releases the node's claims.
+import { eq, inArray, lt } from 'drizzle-orm';
+import type { Db } from '../connection.ts';
+import { nodes } from '../schema/index.ts';
+import { taskClaimQueries } from './task-claim-queries.ts';
+
+export type NodeRow = typeof nodes.$inferSelect;
+
+export function nodeQueries(db: Db) {
+  const claims = taskClaimQueries(db);
+  const immediate = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
+  return {
+    register(node: { id: string; host: string; pid: number; workers: number }, now: number): void {
+      db.insert(nodes)
+        .values({ ...node, startedAt: now, heartbeatAt: now, running: [] })
+        .onConflictDoUpdate({ target: nodes.id, set: { heartbeatAt: now } })
+        .run();
+    },
+
+    heartbeat(id: string, running: string[], now: number): boolean {
+      return db.update(nodes).set({ heartbeatAt: now, running }).where(eq(nodes.id, id)).run().changes === 1;
+    },
+
+    reapLapsed(lapseMs: number, now: number, message: string): string[] {
+      return immediate(() => {
+        const dead = db
+          .select({ id: nodes.id })
+          .from(nodes)
+          .where(lt(nodes.heartbeatAt, now - lapseMs))
+          .all()
+          .map((n) => n.id);
+        if (dead.length === 0) return dead;
+        db.delete(nodes).where(inArray(nodes.id, dead)).run();
+        claims.releaseClaimsOf(dead, now, message);
+        return dead;
+      });
+    },
+
+    list(): NodeRow[] {
+      return db.select().from(nodes).orderBy(nodes.startedAt).all();
+    },
+
+    unregister(id: string, now: number, message: string): void {
+      immediate(() => {
+        db.delete(nodes).where(eq(nodes.id, id)).run();
+        claims.releaseClaimsOf([id], now, message);
+      });
+    },
+  };
+}
