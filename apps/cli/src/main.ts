@@ -1,7 +1,5 @@
 #!/usr/bin/env node
 // `reflow`: the command line. Each command lives in commands/; this file only wires arguments.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { runDemo } from './commands/demo.ts';
 import { runOutliveDemo } from './commands/demo-outlive.ts';
@@ -65,10 +63,8 @@ program
   .description('Import a site into DATABASE_PATH (created and migrated if new); a bad file changes nothing')
   .option('--replace', 'replace the site and bookings already in the database')
   .option('--database <path>', 'database file (default: $DATABASE_PATH or ./data/reflow.db)')
-  .action((file, options) => {
-    const path = options.database ?? process.env.DATABASE_PATH ?? './data/reflow.db';
-    mkdirSync(dirname(path), { recursive: true });
-    process.exitCode = runImport(file, { ...options, database: path });
+  .action(async (file, options) => {
+    process.exitCode = await runImport(file, options);
   });
 
 clientOptions(

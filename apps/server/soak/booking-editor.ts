@@ -1,9 +1,9 @@
-// The booking system of record, editing the same SQLite file while reflows run: every few hundred
-// ms it cancels a confirmed booking or moves one to a free slot in its own room on the same day,
-// inside one IMMEDIATE transaction, and logs the version each edit wrote so the audit can be replayed.
+// The booking system of record, editing the same store while reflows run: every few hundred ms it
+// cancels a confirmed booking or moves one to a free slot in its own room on the same day, inside
+// one write transaction, and logs the version each edit wrote so the audit can be replayed.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DateTime } from 'luxon';
-import { inTransaction, openDatabase, queriesFor, type BookingRow, type Connection } from '@reflow/db';
+import { openSqliteStore, type BookingRow, type Store, type StoreQueries } from '@reflow/db';
 import type { Rng } from '@reflow/seed';
 
 export interface BookingEdit {
@@ -22,35 +22,36 @@ export class BookingEditor {
   readonly edits: BookingEdit[] = [];
   /** Edits that found nothing to do (no free slot, or the booking changed first). */
   skipped = 0;
-  readonly #connection: Connection;
-  readonly #queries: ReturnType<typeof queriesFor>;
   readonly #hours = new Map<string, { opens: string; closes: string }>();
 
-  constructor(
-    databasePath: string,
+  private constructor(
+    private readonly store: Store,
     private readonly timezone: string,
     private readonly monthRange: { from: number; to: number },
-  ) {
-    this.#connection = openDatabase(databasePath);
-    this.#queries = queriesFor(this.#connection);
-    for (const room of this.#queries.site.listRooms())
-      this.#hours.set(room.id, { opens: room.opensAt, closes: room.closesAt });
+  ) {}
+
+  /** An editor on the server's SQLite file, through a store of its own (a second connection). */
+  static async open(databasePath: string, timezone: string, monthRange: { from: number; to: number }) {
+    const editor = new BookingEditor(openSqliteStore(databasePath), timezone, monthRange);
+    for (const room of await editor.store.site.listRooms())
+      editor.#hours.set(room.id, { opens: room.opensAt, closes: room.closesAt });
+    return editor;
   }
 
   /** Edits until `stopAt`, pausing 0–2×`everyMs` between edits. */
   async run(rng: Rng, everyMs: number, stopAt: number): Promise<void> {
     while (Date.now() < stopAt) {
       await sleep(rng.int(0, 2 * everyMs));
-      this.editOnce(rng);
+      await this.editOnce(rng);
     }
   }
 
-  editOnce(rng: Rng): void {
-    const edit = inTransaction(this.#connection, () => {
+  async editOnce(rng: Rng): Promise<void> {
+    const edit = await this.store.transaction(async (tx) => {
       // A random room and a few days of the month: a small read while holding the write lock.
       const from = rng.int(this.monthRange.from, this.monthRange.to - 3 * DAY_MS);
       const roomId = rng.pick([...this.#hours.keys()]);
-      const confirmed = this.#queries.bookings.overlapping({
+      const confirmed = await tx.bookings.overlapping({
         from,
         to: from + 3 * DAY_MS,
         roomIds: [roomId],
@@ -58,18 +59,18 @@ export class BookingEditor {
       });
       if (!confirmed.length) return undefined;
       const booking = rng.pick(confirmed);
-      return rng.chance(0.3) ? this.#cancel(booking) : this.#move(booking, rng);
+      return rng.chance(0.3) ? this.#cancel(tx, booking) : this.#move(tx, booking, rng);
     });
     if (edit) this.edits.push(edit);
     else this.skipped++;
   }
 
-  close(): void {
-    this.#connection.close();
+  close(): Promise<void> {
+    return this.store.close();
   }
 
-  #cancel(b: BookingRow): BookingEdit | undefined {
-    if (!this.#queries.bookings.setStatus(b.id, b.version, 'cancelled')) return undefined;
+  async #cancel(tx: StoreQueries, b: BookingRow): Promise<BookingEdit | undefined> {
+    if (!(await tx.bookings.setStatus(b.id, b.version, 'cancelled'))) return undefined;
     return {
       bookingId: b.id,
       kind: 'cancel',
@@ -79,14 +80,14 @@ export class BookingEditor {
     };
   }
 
-  #move(b: BookingRow, rng: Rng): BookingEdit | undefined {
+  async #move(tx: StoreQueries, b: BookingRow, rng: Rng): Promise<BookingEdit | undefined> {
     const length = b.endAt - b.startAt;
     const [opens, closes] = this.#openingOf(b);
     for (const shift of rng.shuffle(SHIFTS_MIN)) {
       const startAt = b.startAt + shift * 60_000;
       if (startAt < opens || startAt + length > closes) continue;
-      if (this.#queries.bookings.firstConflict(b.roomId, startAt, startAt + length, [b.id])) continue;
-      if (!this.#queries.bookings.move(b.id, b.version, { roomId: b.roomId, startAt, endAt: startAt + length }))
+      if (await tx.bookings.firstConflict(b.roomId, startAt, startAt + length, [b.id])) continue;
+      if (!(await tx.bookings.move(b.id, b.version, { roomId: b.roomId, startAt, endAt: startAt + length })))
         return undefined;
       return {
         bookingId: b.id,

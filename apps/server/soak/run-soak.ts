@@ -52,7 +52,7 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
   try {
     const initial = readBookings(site.databasePath);
     const monthStart = DateTime.fromISO(`${site.month}-01`, { zone: site.timezone });
-    editor = new BookingEditor(site.databasePath, site.timezone, {
+    editor = await BookingEditor.open(site.databasePath, site.timezone, {
       from: monthStart.toMillis(),
       to: monthStart.plus({ months: 1 }).toMillis(),
     });
@@ -135,7 +135,7 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
       };
     return { passed: true, report, checks };
   } finally {
-    editor?.close();
+    await editor?.close();
     // The whole group: a helper the server started (esbuild, under tsx) may outlive it and hold its pipes open.
     await server.kill();
     rmSync(site.dir, { recursive: true, force: true });

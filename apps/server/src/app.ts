@@ -47,7 +47,6 @@ export async function buildApp(
     corsOrigins: listSetting(config.CORS_ORIGINS),
   });
   const limits = new CreationLimits({
-    queries: services.queries,
     burst: config.TASK_RATE_BURST,
     perMinute: config.TASK_RATE_PER_MINUTE,
     maxActive: config.MAX_ACTIVE_TASKS_PER_PRINCIPAL,

@@ -16,6 +16,7 @@ import {
   revertResultSchema,
   type ReflowInput,
 } from '@reflow/reflow';
+import type { StoreQueries } from '@reflow/db';
 import { toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
 import {
@@ -45,7 +46,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
   return (ctx: McpRequestContext) => {
     const { caller, store } = callerTasks(services, ctx.authInfo);
     const principalOf = () => caller.id;
-    const admit = () => guard(() => limits?.admit(caller));
+    const admit = async (tx: StoreQueries) => guard(async () => limits?.admit(tx, caller));
     const mcp = new McpServer({ name: SERVER_NAME, version });
     mcp.registerTool(
       'list_rooms',
@@ -54,7 +55,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
         inputSchema: z.object({}).strict(),
       },
       async () => {
-        const rooms = listRooms(services.queries);
+        const rooms = await listRooms(services.store);
         return {
           content: [
             { type: 'text', text: rooms.rooms.map((r) => `${r.id}: ${r.name}, ${r.capacity} people`).join('\n') },
@@ -67,7 +68,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       'list_bookings',
       { description: 'Bookings of a month, optionally in one room', inputSchema: listBookingsArgsSchema },
       async (args) => {
-        const result = guard(() => listBookings(args, services.queries));
+        const result = await guard(async () => listBookings(args, services.store));
         return { content: [{ type: 'text', text: `${result.bookings.length} bookings` }], structuredContent: result };
       },
     );
@@ -79,7 +80,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
       outputSchema: reflowToolOutputSchema,
       // The approval question waits for an answer through tasks/update: only a task can carry it.
       taskOnly: (args) => args.confirm === true,
-      start: ({ background: _, ...args }, call) => {
+      start: async ({ background: _, ...args }, call) => {
         // Only the 2026-07-28 extension's tasks can wait for the answer (tasks/update).
         if (args.confirm && !call.canAskForInput)
           throw new ProtocolError(
@@ -93,11 +94,12 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
             'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
           );
         const input = withApprovalPolicy(
-          guard(() => resolveReflowArgs(args, services.queries)),
+          await guard(async () => resolveReflowArgs(args, services.store)),
           services,
           caller,
         );
-        return toTaskView(services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }).task);
+        const { task } = await services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+        return toTaskView(task);
       },
       run: async ({ background, ...args }, call) => {
         // Clients without the extension get the same durable task, waited for here.
@@ -106,15 +108,18 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
             `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
           );
         const input = withApprovalPolicy(
-          guard(() => resolveReflowArgs(args, services.queries)),
+          await guard(async () => resolveReflowArgs(args, services.store)),
           services,
           caller,
         );
-        const { task, created } = services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+        const { task, created } = await services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
         if (background) return backgroundAnswer(toTaskView(task));
         // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
         // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
-        const cancelWithRequest = () => void (created && services.engine.cancel(task.id, call.principal));
+        const cancelWithRequest = () => {
+          // A store that cannot be reached now fails the wait below too, which answers the call.
+          if (created) services.engine.cancel(task.id, call.principal).catch(() => undefined);
+        };
         if (call.signal.aborted) cancelWithRequest();
         call.signal.addEventListener('abort', cancelWithRequest, { once: true });
         void call.reportProgress(task.statusMessage ?? 'Queued');
@@ -153,7 +158,7 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
   const caller = callerOf(authInfo);
   return {
     caller,
-    store: new ListedTaskStore(services.engine, { seesAll: caller.role === 'operator' && !caller.local }),
+    store: new ListedTaskStore(services.engine, services.store, { seesAll: caller.role === 'operator' && !caller.local }),
   };
 }
 
@@ -162,9 +167,9 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
  * reflow moved (where still possible), once per reflow. Refusals are tool errors with a stable code.
  */
 function revertReflowTool(services: Services, caller: Principal): TaskToolDefinition<{ taskId: string }> {
-  const start = (taskId: string) => {
+  const start = async (taskId: string) => {
     try {
-      return startRevert(services, taskId, caller);
+      return await startRevert(services, taskId, caller);
     } catch (error) {
       if (error instanceof RevertRefused) throw new Error(`${error.code}: ${error.message}`, { cause: error });
       throw error;
@@ -178,9 +183,9 @@ function revertReflowTool(services: Services, caller: Principal): TaskToolDefini
       'confirmed again in their slot if free. What cannot go back is reported with the reason. Once per reflow; for its owner or an operator.',
     inputSchema: z.object({ taskId: z.string().min(1).max(200).describe('The reflow_month task to revert') }).strict(),
     outputSchema: revertResultSchema,
-    start: ({ taskId }) => toTaskView(start(taskId)),
+    start: async ({ taskId }) => toTaskView(await start(taskId)),
     run: async ({ taskId }, call) => {
-      const task = start(taskId);
+      const task = await start(taskId);
       const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
       if (done?.status === 'completed') return JSON.parse(done.result!);
       throw new ProtocolError(
@@ -228,9 +233,9 @@ function acceptsFormElicitation(capabilities: Record<string, unknown>): boolean 
 }
 
 /** Domain input errors become tool errors with the message that names what was wrong. */
-function guard<T>(fn: () => T): T {
+async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (error) {
     if (error instanceof ReflowInputError || error instanceof CreationLimitError)
       throw new Error(`${error.code}: ${error.message}`, { cause: error });

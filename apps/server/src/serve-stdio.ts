@@ -14,15 +14,15 @@ export interface StdioServer {
   close(): Promise<void>;
 }
 
-export function startStdioServer(
+export async function startStdioServer(
   config: Config,
   logger: Logger = pino({ level: config.LOG_LEVEL }, pino.destination(2)),
-): StdioServer {
-  const services = createServices(config, logger);
+): Promise<StdioServer> {
+  const services = await createServices(config, logger);
   const handle = serveStdio(mcpServerFactory(services, VERSION), {
     onerror: (error) => logger.warn({ err: error }, 'stdio connection error'),
   });
-  logger.info({ database: config.DATABASE_PATH, workers: config.WORKERS }, 'studio reflow serving MCP over stdio');
+  logger.info({ store: services.store.location, workers: config.WORKERS }, 'studio reflow serving MCP over stdio');
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {

@@ -1,16 +1,15 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { migrateDatabase, openDatabase, queriesFor, type Connection, type Queries } from '@reflow/db';
-import { importSite, reflowTaskHandler, revertTaskHandler } from '@reflow/reflow';
+import { readFileSync } from 'node:fs';
+import type { SqliteStore, Store } from '@reflow/db';
+import { reflowTaskHandler, revertTaskHandler, validateSiteFile } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import type { Config } from './config.ts';
 import { fixtureTaskHandlers } from './conformance/index.ts';
 import { createMetrics, watchServices, type Metrics } from './metrics/service-metrics.ts';
+import { openStore } from './open-store.ts';
 
 export interface Services {
-  connection: Connection;
-  queries: Queries;
+  store: Store;
   pool: WorkerPool;
   engine: TaskEngine;
   /** The conformance suite's fixture tools are registered too (MCP_CONFORMANCE_FIXTURES). */
@@ -21,26 +20,18 @@ export interface Services {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Opens and migrates the database, seeds an empty one, starts the pool and the task engine. */
-export function createServices(config: Config, logger: Logger): Services {
-  if (config.DATABASE_PATH !== ':memory:') mkdirSync(dirname(config.DATABASE_PATH), { recursive: true });
-  const connection = openDatabase(config.DATABASE_PATH, { synchronous: config.SQLITE_SYNCHRONOUS });
-  const seedFile = config.SEED_FILE ?? DEMO_SITE_PATH;
-  // Seeding in the migrating transaction: of two processes starting on a fresh file, one does both
-  // and the other, waiting for the lock, finds the site there. (Queries prepare statements, so they
-  // are built once the tables exist.)
-  migrateDatabase(connection, {
-    andThen: () => {
-      const migrated = queriesFor(connection);
-      if (!seedFile || migrated.site.getSite()) return;
-      const summary = importSite(JSON.parse(readFileSync(seedFile, 'utf8')), migrated);
-      logger.info({ ...summary, seedFile }, 'empty database seeded');
-    },
-  });
-  const queries = queriesFor(connection);
+/** Opens and migrates the store, seeds an empty one, starts the pool and the task engine. */
+export async function createServices(config: Config, logger: Logger): Promise<Services> {
+  const store = await openStore(config, logger);
+  try {
+    await migrateAndSeed(store, config, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const pool = new WorkerPool(config.WORKERS, { maxOldGenerationSizeMb: config.WORKER_MAX_MEMORY_MB });
   const engine = new TaskEngine({
-    connection,
+    store,
     pool,
     logger,
     leaseMs: config.LEASE_MS,
@@ -53,27 +44,51 @@ export function createServices(config: Config, logger: Logger): Services {
     solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000),
     applied: (ms: number) => metrics.applySeconds.observe(ms / 1000),
   };
-  engine.register(reflowTaskHandler({ connection, queries, observe, applyHooks: faultHooks(config, logger) }));
-  engine.register(revertTaskHandler({ queries }));
+  engine.register(reflowTaskHandler({ store, observe, applyHooks: faultHooks(config, logger) }));
+  engine.register(revertTaskHandler({ store }));
   if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
-  watchServices(metrics, { connection, queries, pool, engine });
-  engine.start();
+  watchServices(metrics, { store, pool, engine });
+  await engine.start();
   return {
-    connection,
-    queries,
+    store,
     pool,
     engine,
     conformanceFixtures: config.MCP_CONFORMANCE_FIXTURES,
     metrics,
     approval: config.APPROVAL,
-    /** Lets running attempts finish within graceMs or releases them, then closes the pool and the database. */
+    /** Lets running attempts finish within graceMs or releases them, then closes the pool and the store. */
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);
       await pool.close();
-      connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-      connection.close();
+      // SQLite only: fold the WAL back into the file, so a clean stop leaves one file.
+      if (store.dialect === 'sqlite') (store as SqliteStore).connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+      await store.close();
     },
   };
+}
+
+/**
+ * Applies pending migrations and, on an empty database, writes the seed site, in the store's one
+ * migrating transaction: of two processes starting on a fresh database, one does both and the
+ * other finds the site there. The file is read and validated only when it is needed.
+ */
+async function migrateAndSeed(store: Store, config: Config, logger: Logger): Promise<void> {
+  const seedFile = config.SEED_FILE ?? DEMO_SITE_PATH;
+  let summary: Record<string, unknown> = {};
+  const seed = seedFile
+    ? () => {
+        const data = validateSiteFile(JSON.parse(readFileSync(seedFile, 'utf8')));
+        summary = {
+          site: data.site.name,
+          rooms: data.rooms.length,
+          series: data.series.length,
+          bookings: data.bookings.length,
+        };
+        return data;
+      }
+    : undefined;
+  const { seeded } = await store.migrate({ seed });
+  if (seeded) logger.info({ ...summary, seedFile }, 'empty database seeded');
 }
 
 /** The test-only crash hook (FAULT_KILL_IN_APPLY_AFTER_MOVES); undefined, and so inert, unless configured. */

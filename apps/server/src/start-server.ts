@@ -26,7 +26,7 @@ export async function startServer(
       'no bearer tokens on a non-loopback bind (UNAUTHENTICATED_BIND): only loopback Host names are accepted',
     );
   logger.info({ auth: tokens.enabled ? `${tokens.size} bearer token(s)` : 'none (loopback only)' }, 'authentication');
-  const services = createServices(config, logger);
+  const services = await createServices(config, logger);
   const app = await buildApp(config, services, logger, tokens);
   let address: string;
   try {

@@ -26,7 +26,7 @@ export interface LegacyTaskStore extends TaskStore {
   list(
     principal: string,
     page: { cursor?: string; limit: number },
-  ): { tasks: TaskView[]; nextCursor?: string } | undefined;
+  ): Promise<{ tasks: TaskView[]; nextCursor?: string } | undefined>;
 }
 
 export interface LegacyTasksOptions {
@@ -89,9 +89,9 @@ export class LegacyTasks {
     );
     if (listable)
       server.setRequestHandler('tasks/list', { params: ListParams.optional() }, async (params, ctx) => {
-        let page: ReturnType<LegacyTaskStore['list']>;
+        let page: Awaited<ReturnType<LegacyTaskStore['list']>>;
         try {
-          page = this.#o.store.list(this.#o.principal(ctx), { cursor: params?.cursor, limit: this.#o.pageSize });
+          page = await this.#o.store.list(this.#o.principal(ctx), { cursor: params?.cursor, limit: this.#o.pageSize });
         } catch {
           page = undefined;
         }

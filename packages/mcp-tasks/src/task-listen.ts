@@ -22,10 +22,14 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 export interface TaskFollower {
   /**
    * Calls `onChange` with the task each time its status, statusMessage or pending input changes,
-   * the last time when it ends (undefined: it expired). Returns the stop function, or undefined
+   * the last time when it ends (undefined: it expired). Resolves with the stop function, or undefined
    * (and follows nothing) when the principal cannot see such a task.
    */
-  watch(taskId: string, principal: string, onChange: (task: TaskView | undefined) => void): (() => void) | undefined;
+  watch(
+    taskId: string,
+    principal: string,
+    onChange: (task: TaskView | undefined) => void,
+  ): Promise<(() => void) | undefined>;
   get(taskId: string, principal: string): TaskView | undefined | Promise<TaskView | undefined>;
 }
 
@@ -160,8 +164,7 @@ export class TaskListenRouter {
     // Reads are numbered so the freshest of a task's reads is what the stream opens with.
     let reads = 0;
     const latest = new Map<string, { task: TaskView; read: number }>();
-    const keep = (task: TaskView | undefined) => {
-      const read = ++reads;
+    const keep = (task: TaskView | undefined, read = ++reads) => {
       if (task && (latest.get(task.taskId)?.read ?? -1) < read) latest.set(task.taskId, { task, read });
     };
     let started = false;
@@ -174,7 +177,7 @@ export class TaskListenRouter {
       if (gone && started && live.size === 0) teardown(true);
     };
     for (const taskId of requested) {
-      const stop = store.watch(taskId, principal, (task) => {
+      const stop = await store.watch(taskId, principal, (task) => {
         if (!task) return forget(taskId, true);
         if (TERMINAL.has(task.status)) forget(taskId, false);
         if (started) notify(task);
@@ -186,10 +189,12 @@ export class TaskListenRouter {
       live.add(taskId);
     }
     for (const taskId of honoured) {
+      // Numbered when asked: a change heard while this read is under way is the fresher one.
+      const read = ++reads;
       const task = await store.get(taskId, principal);
       if (!task) live.delete(taskId);
       else if (TERMINAL.has(task.status)) live.delete(taskId);
-      keep(task);
+      keep(task, read);
     }
     const anyGone = honoured.some((taskId) => !latest.has(taskId));
 

@@ -1,5 +1,5 @@
-// What the Tasks extension needs from whoever keeps tasks. packages/tasks implements it for SQLite;
-// nothing here knows how or where tasks are kept.
+// What the Tasks extension needs from whoever keeps tasks. packages/tasks implements it over its
+// store; nothing here knows how or where tasks are kept.
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 

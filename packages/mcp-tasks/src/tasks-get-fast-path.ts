@@ -28,13 +28,13 @@ const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
  * for a task the caller can see gets the very answer the extension's own tasks/get handler gives
  * (the same getTaskResult over the same store). Everything else — any doubt about the request,
  * an unknown or expired task, an error of any kind — returns undefined and goes through the SDK,
- * which owns every error answer. Returns the JSON-RPC response as text.
+ * which owns every error answer. Resolves with the JSON-RPC response as text.
  */
-export function answerTasksGet(
+export async function answerTasksGet(
   request: TasksGetRequest,
-  lookup: (taskId: string) => TaskView | undefined,
+  lookup: (taskId: string) => Promise<TaskView | undefined>,
   serverInfo: ServerInfo,
-): string | undefined {
+): Promise<string | undefined> {
   const { body, headers } = request;
   if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
   if (!isJsonContentType(headers.contentType ?? null)) return undefined;
@@ -58,8 +58,8 @@ export function answerTasksGet(
   // The Mcp-Name header must name this task verbatim (an encoded or mismatched one is the SDK's to judge).
   if (headers.name?.trim() !== taskId) return undefined;
   if (!isPlainObject(meta) || !declaresTasks(meta) || !envelopeServed(body, headers, meta)) return undefined;
-  // Synchronous on purpose: the poll is the hottest path, and a store that must wait goes the SDK's way.
-  const task = lookup(taskId);
+  // The poll is the hottest path: one lookup (one store read), after every check that needs none.
+  const task = await lookup(taskId);
   if (!task) return undefined;
   const { result, ...answer } = getTaskResult(task);
   const head = JSON.stringify({

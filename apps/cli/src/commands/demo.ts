@@ -70,7 +70,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       }
     }
     console.log(`\n← tasks/get: ${task.status}`);
-    if (server) printHistory(server, handle.taskId);
+    if (server) await printHistory(server, handle.taskId);
     if (task.status !== 'completed') {
       console.log(task.error ? `  error ${task.error.code}: ${task.error.message}` : '  (no result)');
       return 1;
@@ -89,8 +89,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
  * The solve is faster than one poll, so the polls above rarely catch it mid-way. With the server
  * in-process the demo can show what the task recorded meanwhile: its progress history.
  */
-function printHistory(server: RunningServer, taskId: string): void {
-  const events = server.services.engine.queries.tasks.events(taskId);
+async function printHistory(server: RunningServer, taskId: string): Promise<void> {
+  const events = await server.services.store.tasks.events(taskId);
   if (events.length === 0) return;
   const t0 = events[0].at;
   const line = (e: (typeof events)[number]) =>

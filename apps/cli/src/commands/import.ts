@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { migrateDatabase, openDatabase, queriesFor } from '@reflow/db';
 import { importSite } from '@reflow/reflow';
+import { loadConfig, openStore } from '@reflow/server-app';
+import pino from 'pino';
 
 /** `reflow import FILE [--replace]`: validates the whole file, then writes it in one transaction. */
-export function runImport(file: string, options: { replace?: boolean; database?: string }): number {
-  const path = options.database ?? process.env.DATABASE_PATH ?? './data/reflow.db';
+export async function runImport(file: string, options: { replace?: boolean; database?: string }): Promise<number> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -12,18 +12,21 @@ export function runImport(file: string, options: { replace?: boolean; database?:
     console.error(`Cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
     return 2;
   }
-  const connection = openDatabase(path);
+  let store;
   try {
-    migrateDatabase(connection);
-    const summary = importSite(raw, queriesFor(connection), { replace: options.replace });
+    // The store the server would open with the same environment (--database names the SQLite file).
+    const config = loadConfig({ ...process.env, ...(options.database ? { DATABASE_PATH: options.database } : {}) });
+    store = await openStore(config, pino({ level: 'warn' }, pino.destination(2)));
+    await store.migrate();
+    const summary = await importSite(raw, store, { replace: options.replace });
     console.log(
-      `Imported ${summary.site} into ${path}: ${summary.rooms} rooms, ${summary.series} series, ${summary.bookings} bookings`,
+      `Imported ${summary.site} into ${store.location}: ${summary.rooms} rooms, ${summary.series} series, ${summary.bookings} bookings`,
     );
     return 0;
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));
     return 1;
   } finally {
-    connection.close();
+    await store?.close();
   }
 }

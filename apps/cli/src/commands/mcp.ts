@@ -12,7 +12,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
     ...(options.database ? { DATABASE_PATH: options.database } : {}),
     ...(options.workers !== undefined ? { WORKERS: String(options.workers) } : {}),
   });
-  const server = startStdioServer(config);
+  const server = await startStdioServer(config);
   for (const signal of ['SIGTERM', 'SIGINT'] as const)
     process.once(signal, () => void server.close().then(() => process.exit(0)));
   await server.closed;

@@ -1,8 +1,7 @@
-import type { Queries } from '@reflow/db';
+import type { StoreQueries } from '@reflow/db';
 import type { Principal } from './token-table.ts';
 
 export interface CreationLimitOptions {
-  queries: Queries;
   /** Creations a principal may make in a burst. */
   burst: number;
   /** The bucket's refill rate. */
@@ -38,12 +37,15 @@ export class CreationLimits {
     this.#o = { now: Date.now, ...options };
   }
 
-  /** Throws CreationLimitError when `caller` may not create a task now; otherwise takes one token. */
-  admit(caller: Principal): void {
+  /**
+   * Throws CreationLimitError when `caller` may not create a task now; otherwise takes one token.
+   * `tx` is the creating transaction: the unfinished tasks are counted in it, so no race gets past the cap.
+   */
+  async admit(tx: StoreQueries, caller: Principal): Promise<void> {
     if (caller.role === 'operator') return;
     const principal = caller.id;
+    const active = await tx.principals.activeTaskCount(principal);
     const now = this.#o.now();
-    const active = this.#o.queries.principals.activeTaskCount(principal, now);
     if (active >= this.#o.maxActive)
       throw new CreationLimitError(
         'RFL_TOO_MANY_TASKS',

@@ -28,8 +28,8 @@ interface TaskTools {
 }
 
 export function registerConformanceFixtures(mcp: McpServer, tasks: TaskTools, engine: TaskEngine): void {
-  const start = (kind: string, input: unknown, call: ToolCall) =>
-    toTaskView(engine.create({ owner: call.principal, kind, input }).task);
+  const start = async (kind: string, input: unknown, call: ToolCall) =>
+    toTaskView((await engine.create({ owner: call.principal, kind, input })).task);
   const wait = (kind: string, input: unknown, call: ToolCall) => waitForResult(engine, kind, input, call);
   const needs = (call: ToolCall, capability: string) => {
     if (!call.clientCapabilities[capability])
@@ -179,7 +179,7 @@ async function waitForResult(
   input: unknown,
   call: ToolCall,
 ): Promise<CallToolResult> {
-  const { task } = engine.create({ owner: call.principal, kind, input });
+  const { task } = await engine.create({ owner: call.principal, kind, input });
   const row = await engine.waitFor(task.id, undefined, call.signal);
   if (!row) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
   if (row.status === 'completed') return JSON.parse(row.result!);

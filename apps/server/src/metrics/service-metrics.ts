@@ -1,4 +1,4 @@
-import { taskListQueries, TASK_STATUSES, type Connection, type Queries } from '@reflow/db';
+import { TASK_STATUSES, type Store } from '@reflow/db';
 import type { TaskEngine, WorkerPool } from '@reflow/tasks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
@@ -43,20 +43,19 @@ export function createMetrics() {
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Gauges read from the database and the pool when Prometheus scrapes. */
+/** Gauges read from the store and the pool when Prometheus scrapes. */
 export function watchServices(
   metrics: Metrics,
-  services: { connection: Connection; queries: Queries; pool: WorkerPool; engine: TaskEngine },
+  services: { store: Store; pool: WorkerPool; engine: TaskEngine },
 ): void {
   const registers = [metrics.registry];
-  const list = taskListQueries(services.connection.db);
   new Gauge({
     name: 'reflow_tasks',
     help: 'Live tasks (not past their time-to-live) by status',
     labelNames: ['status'] as const,
     registers,
-    collect() {
-      const counts = list.countsByStatus({}, Date.now());
+    async collect() {
+      const counts = await services.store.taskList.countsByStatus({});
       for (const status of TASK_STATUSES) this.set({ status }, counts[status]);
     },
   });
@@ -64,8 +63,8 @@ export function watchServices(
     name: 'reflow_task_queue_depth',
     help: 'Working tasks waiting for a worker (unclaimed)',
     registers,
-    collect() {
-      this.set(services.queries.tasks.queueDepth(Date.now()));
+    async collect() {
+      this.set(await services.store.tasks.queueDepth());
     },
   });
   new Gauge({

@@ -1,19 +1,19 @@
-import { migrationsApplied } from '@reflow/db';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../services.ts';
 
-/** /healthz: the process answers. /readyz: the database answers, its migrations are applied, the pool is open. */
+/** /healthz: the process answers. /readyz: the store answers, its migrations are applied, the pool is open. */
 export async function healthRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     const { services } = options;
-    let database: boolean;
+    let database = false;
     let migrations = false;
     try {
-      database = services.connection.sqlite.prepare('SELECT 1 AS ok').get() !== undefined;
-      migrations = migrationsApplied(services.connection);
+      await services.store.ping();
+      database = true;
+      migrations = await services.store.migrationsApplied();
     } catch {
-      database = false;
+      // Unreachable or failing: not ready, answered at once.
     }
     const pool = !services.pool.closed;
     const ready = database && migrations && pool;

@@ -52,7 +52,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
       if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
         const { caller, store } = callerTasks(services, authInfo);
-        const answer = answerTasksGet(
+        const answer = await answerTasksGet(
           { body: parsedBody, headers: mcpHeaders(request) },
           (taskId) => store.get(taskId, caller.id),
           serverInfo,

@@ -1,3 +1,4 @@
+import type { Store } from '@reflow/db';
 import type { LegacyTaskStore } from '@reflow/mcp-tasks';
 import { OwnedTaskStore, toTaskView, type TaskEngine } from '@reflow/tasks';
 
@@ -7,21 +8,23 @@ import { OwnedTaskStore, toTaskView, type TaskEngine } from '@reflow/tasks';
  */
 export class ListedTaskStore extends OwnedTaskStore implements LegacyTaskStore {
   readonly #engine: TaskEngine;
+  readonly #store: Store;
 
-  constructor(engine: TaskEngine, options: { seesAll?: boolean } = {}) {
+  constructor(engine: TaskEngine, store: Store, options: { seesAll?: boolean } = {}) {
     super(engine, options);
     this.#engine = engine;
+    this.#store = store;
   }
 
-  list(principal: string, page: { cursor?: string; limit: number }) {
+  async list(principal: string, page: { cursor?: string; limit: number }) {
     const before = page.cursor === undefined ? undefined : decodeCursor(page.cursor);
     if (page.cursor !== undefined && !before) return undefined;
-    const rows = this.#engine.queries.tasks.listForOwner(principal, Date.now(), page.limit + 1, before);
+    const rows = await this.#store.tasks.listForOwner(principal, page.limit + 1, before);
     const shown = rows.slice(0, page.limit);
     const last = shown.at(-1);
     return {
       // As tasks/get shows each task (OwnedTaskStore.get): the poll interval it should use now.
-      tasks: shown.map((row) => toTaskView(row, this.#engine.pollIntervalFor(row))),
+      tasks: await Promise.all(shown.map(async (row) => toTaskView(row, await this.#engine.pollIntervalFor(row)))),
       ...(rows.length > page.limit && last
         ? { nextCursor: encodeCursor({ createdAt: last.createdAt, id: last.id }) }
         : {}),

@@ -1,4 +1,4 @@
-import { taskListQueries, type TaskRow } from '@reflow/db';
+import type { TaskRow } from '@reflow/db';
 import { REFLOW_KIND, REVERT_KIND, type ReflowInput, type ReflowResult, type RevertInput } from '@reflow/reflow';
 import { dedupeKey } from '@reflow/tasks';
 import type { Principal } from '../auth/token-table.ts';
@@ -20,9 +20,9 @@ export class RevertRefused extends Error {
  * A reflow is reverted once: a second request while the first revert is live (working or
  * completed) is refused, checked in the transaction that would create it.
  */
-export function startRevert(services: Services, reflowTaskId: string, caller: Principal): TaskRow {
+export async function startRevert(services: Services, reflowTaskId: string, caller: Principal): Promise<TaskRow> {
   const { engine } = services;
-  const row = engine.get(reflowTaskId);
+  const row = await engine.get(reflowTaskId);
   if (!row || (row.owner !== caller.id && caller.role !== 'operator'))
     throw new RevertRefused('RFL_UNKNOWN_TASK', `No task ${reflowTaskId} (unknown or past its time-to-live)`, 404);
   const result =
@@ -37,13 +37,12 @@ export function startRevert(services: Services, reflowTaskId: string, caller: Pr
     );
   const input: RevertInput = { reflowTaskId, reflow: row.input as ReflowInput };
   const key = dedupeKey(REVERT_KIND, input);
-  const list = taskListQueries(services.connection.db);
-  const { task } = engine.create({
+  const { task } = await engine.create({
     owner: caller.id,
     kind: REVERT_KIND,
     input,
-    admit: () => {
-      if (list.countLiveByDedupeKey(key, ['working', 'input_required', 'completed'], Date.now()) > 0)
+    admit: async (tx) => {
+      if ((await tx.taskList.countLiveByDedupeKey(key, ['working', 'input_required', 'completed'])) > 0)
         throw new RevertRefused(
           'RFL_ALREADY_REVERTED',
           `Reflow ${reflowTaskId} has already been reverted (or is being reverted)`,

@@ -17,30 +17,30 @@ const errors = {
  * they are then) or rejects (with a reason; nothing is applied) a reflow waiting for a decision.
  */
 export async function approvalRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
-  const { engine, queries } = options.services;
+  const { engine, store } = options.services;
 
-  const decide = (
+  const decide = async (
     request: FastifyRequest<{ Params: { id: string }; Body?: { reason?: string } }>,
     decision: OperatorDecision['decision'],
   ) => {
     const reason = request.body?.reason?.trim();
     if (decision === 'rejected' && !reason) throw new ReasonRequiredError();
-    const row = engine.get(request.params.id);
+    const row = await engine.get(request.params.id);
     if (!row) throw new UnknownTaskError(request.params.id);
     const by = request.principal?.id ?? 'operator';
-    const decided = decideReflow(engine, queries, row.id, {
+    const decided = await decideReflow(engine, store, row.id, {
       decision,
       by,
       at: new Date().toISOString(),
       ...(reason ? { reason } : {}),
     });
     if (!decided) {
-      const now = engine.get(row.id) ?? row;
+      const now = (await engine.get(row.id)) ?? row;
       const what = heldFor(now.claimedBy) === OPERATOR ? 'being decided' : now.status;
       throw new NotAwaitingApprovalError(row.id, what);
     }
     request.log.info({ kind: row.kind, decision, by }, `reflow ${decision} by an operator`);
-    return toTaskSummary(engine.get(row.id)!);
+    return toTaskSummary((await engine.get(row.id))!);
   };
 
   const route = (summary: string) => ({

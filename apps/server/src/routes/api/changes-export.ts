@@ -1,6 +1,6 @@
 // What a completed reflow changed, for the people who booked: a CSV (one row per moved or
 // unresolved booking) and an iCalendar file of the moved bookings at their new times.
-import type { Queries } from '@reflow/db';
+import type { StoreQueries } from '@reflow/db';
 import type { ReflowResult } from '@reflow/reflow';
 import { stringify } from 'csv-stringify/sync';
 import ical from 'ical-generator';
@@ -23,13 +23,21 @@ export const CSV_COLUMNS = [
 const local = (iso: string, zone: string) =>
   DateTime.fromISO(iso, { setZone: true }).setZone(zone).toFormat('yyyy-LL-dd HH:mm');
 
-export function changesCsv(result: ReflowResult, queries: Queries, zone: string): string {
-  const rooms = new Map(queries.site.listRooms().map((r) => [r.id, r.name]));
+/** The bookings a result names, as they are now, by id. */
+async function bookingsOf(result: ReflowResult, store: StoreQueries) {
+  const ids = [...result.moves.map((m) => m.bookingId), ...result.unresolvedBookings.map((u) => u.bookingId)];
+  const rows = await Promise.all(ids.map((id) => store.bookings.get(id)));
+  return new Map(rows.filter((row) => row !== undefined).map((row) => [row.id, row]));
+}
+
+export async function changesCsv(result: ReflowResult, store: StoreQueries, zone: string): Promise<string> {
+  const rooms = new Map((await store.site.listRooms()).map((r) => [r.id, r.name]));
+  const bookings = await bookingsOf(result, store);
   const name = (id: string) => rooms.get(id) ?? id;
   const rows = [
     ...result.moves.map((m) => [
       m.bookingId,
-      queries.bookings.get(m.bookingId)?.customer ?? '',
+      bookings.get(m.bookingId)?.customer ?? '',
       m.title,
       'moved',
       name(m.fromRoom),
@@ -41,7 +49,7 @@ export function changesCsv(result: ReflowResult, queries: Queries, zone: string)
     ]),
     ...result.unresolvedBookings.map((u) => {
       // It stayed where it was: its slot now is its old one.
-      const booking = queries.bookings.get(u.bookingId);
+      const booking = bookings.get(u.bookingId);
       return [
         u.bookingId,
         booking?.customer ?? '',
@@ -60,14 +68,20 @@ export function changesCsv(result: ReflowResult, queries: Queries, zone: string)
 }
 
 /** One event per moved booking, at its new room and time (UTC instants: any calendar program places them). */
-export function changesIcs(taskId: string, result: ReflowResult, queries: Queries, siteName: string): string {
-  const rooms = new Map(queries.site.listRooms().map((r) => [r.id, r.name]));
+export async function changesIcs(
+  taskId: string,
+  result: ReflowResult,
+  store: StoreQueries,
+  siteName: string,
+): Promise<string> {
+  const rooms = new Map((await store.site.listRooms()).map((r) => [r.id, r.name]));
+  const bookings = await bookingsOf(result, store);
   const calendar = ical({
     name: `${siteName}: bookings moved by reflow ${taskId}`,
     prodId: '//studio-reflow//changes//EN',
   });
   for (const m of result.moves) {
-    const booking = queries.bookings.get(m.bookingId);
+    const booking = bookings.get(m.bookingId);
     const start = DateTime.fromISO(m.toStart, { setZone: true });
     const minutes = booking ? (booking.endAt - booking.startAt) / 60_000 : 60;
     calendar.createEvent({

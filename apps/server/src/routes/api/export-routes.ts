@@ -7,9 +7,9 @@ import { changesCsv, changesIcs } from './changes-export.ts';
 
 /** Tell the customers: what a completed, applied reflow moved, as CSV and as iCalendar. */
 export async function exportRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
-  const { engine, queries } = options.services;
-  const appliedResult = (id: string): ReflowResult => {
-    const row = engine.get(id);
+  const { engine, store } = options.services;
+  const appliedResult = async (id: string): Promise<ReflowResult> => {
+    const row = await engine.get(id);
     if (!row) throw new UnknownTaskError(id);
     const result =
       row.kind === REFLOW_KIND && row.status === 'completed' && row.result
@@ -18,7 +18,7 @@ export async function exportRoutes(app: FastifyInstance, options: { services: Se
     if (!result?.applied) throw new NothingAppliedError(id);
     return result;
   };
-  const site = () => queries.site.getSite() ?? { name: 'studio', timezone: 'UTC' };
+  const site = async () => (await store.site.getSite()) ?? { name: 'studio', timezone: 'UTC' };
   const errors = { 404: { $ref: 'ApiError#' }, 409: { $ref: 'ApiError#' } };
 
   app.get<{ Params: { id: string } }>(
@@ -34,7 +34,8 @@ export async function exportRoutes(app: FastifyInstance, options: { services: Se
       },
     },
     async (request, reply) => {
-      const csv = changesCsv(appliedResult(request.params.id), queries, site().timezone);
+      const result = await appliedResult(request.params.id);
+      const csv = await changesCsv(result, store, (await site()).timezone);
       return reply
         .type('text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="${request.params.id}-changes.csv"`)
@@ -54,7 +55,8 @@ export async function exportRoutes(app: FastifyInstance, options: { services: Se
       },
     },
     async (request, reply) => {
-      const ics = changesIcs(request.params.id, appliedResult(request.params.id), queries, site().name);
+      const result = await appliedResult(request.params.id);
+      const ics = await changesIcs(request.params.id, result, store, (await site()).name);
       return reply
         .type('text/calendar; charset=utf-8')
         .header('content-disposition', `attachment; filename="${request.params.id}-changes.ics"`)

@@ -26,7 +26,7 @@ interface StartBody {
  * MCP call (so it shows live in the list like any other). An operator's reflow never waits for approval.
  */
 export async function reflowRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
-  const { engine, queries } = options.services;
+  const { engine, store } = options.services;
   app.post<{ Body: StartBody }>(
     '/reflows',
     {
@@ -54,14 +54,14 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
         throw new BadRequestError(args.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '));
       let input;
       try {
-        input = resolveReflowArgs(args.data, queries);
+        input = await resolveReflowArgs(args.data, store);
       } catch (error) {
         if (error instanceof ReflowInputError)
           throw Object.assign(new Error(error.message), { statusCode: 400, code: error.code });
         throw error;
       }
       const owner = request.principal?.id ?? 'operator';
-      const { task } = engine.create({ owner, kind: REFLOW_KIND, input });
+      const { task } = await engine.create({ owner, kind: REFLOW_KIND, input });
       request.log.info({ taskId: task.id, owner }, 'reflow started from the operator API');
       return reply.code(202).send(toTaskSummary(task));
     },
@@ -79,7 +79,7 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
       },
     },
     async (request, reply) => {
-      const row = engine.get(request.params.id);
+      const row = await engine.get(request.params.id);
       if (!row) throw new UnknownTaskError(request.params.id);
       const input = row.input as ReflowInput;
       const result =
@@ -89,7 +89,7 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
       if (!result || !input.dryRun || result.applied) throw new NotADryRunError(row.id);
       const { dryRun: _dryRun, confirm: _confirm, operatorApproval: _approval, ...asked } = input;
       const owner = request.principal?.id ?? 'operator';
-      const { task } = engine.create({
+      const { task } = await engine.create({
         owner,
         kind: REFLOW_KIND,
         input: { ...asked, dryRun: false, planOf: row.id } satisfies ReflowInput,
@@ -112,7 +112,7 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
     },
     async (request, reply) => {
       const caller = request.principal ?? { id: 'operator', role: 'operator' as const };
-      const task = startRevert(options.services, request.params.id, caller);
+      const task = await startRevert(options.services, request.params.id, caller);
       request.log.info({ revertTaskId: task.id }, 'revert started from the operator API');
       return reply.code(202).send(toTaskSummary(task));
     },

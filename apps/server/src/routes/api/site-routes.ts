@@ -34,7 +34,7 @@ const bookingSchema = {
 
 /** The site as it is now: rooms, and a month of bookings (optionally one room). */
 export async function siteRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
-  const { queries } = options.services;
+  const { store } = options.services;
 
   app.get(
     '/rooms',
@@ -56,7 +56,7 @@ export async function siteRoutes(app: FastifyInstance, options: { services: Serv
         },
       },
     },
-    async () => listRooms(queries),
+    async () => listRooms(store),
   );
 
   app.get<{ Querystring: { month: string; room?: string } }>(
@@ -81,7 +81,7 @@ export async function siteRoutes(app: FastifyInstance, options: { services: Serv
     },
     async (request) => {
       try {
-        return listBookings(request.query, queries);
+        return await listBookings(request.query, store);
       } catch (error) {
         if (error instanceof ReflowInputError) throw new BadFilterError(`room: ${error.message}`);
         throw error;

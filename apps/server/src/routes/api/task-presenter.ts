@@ -1,4 +1,4 @@
-import { heldFor, type Queries, type TaskEventRow, type TaskRow } from '@reflow/db';
+import { heldFor, type StoreQueries, type TaskEventRow, type TaskRow } from '@reflow/db';
 import { OPERATOR, pendingOperatorApproval, REFLOW_KIND, type ReflowInput, type ReflowResult } from '@reflow/reflow';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -27,7 +27,7 @@ export function toTaskSummary(row: TaskRow) {
 const span = (from: number | null, to: number | null) => (from !== null && to !== null ? to - from : null);
 
 /** Everything an operator needs about one task: errors first, then timings, history and, for a reflow, what moved. */
-export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Queries) {
+export async function toTaskDetail(row: TaskRow, events: TaskEventRow[], store: StoreQueries) {
   return {
     task: toTaskSummary(row),
     error: row.error ?? null,
@@ -43,7 +43,7 @@ export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Quer
       message: e.message,
       data: e.data ?? undefined,
     })),
-    reflow: row.kind === REFLOW_KIND ? reflowDetail(row, queries) : null,
+    reflow: row.kind === REFLOW_KIND ? await reflowDetail(row, store) : null,
   };
 }
 
@@ -52,16 +52,17 @@ export function toTaskDetail(row: TaskRow, events: TaskEventRow[], queries: Quer
  * result: titles and local times included), with how many of each the audit tables hold for the
  * task: the rows written in the same transaction as the moves (none for a dry run).
  */
-function reflowDetail(row: TaskRow, queries: Queries) {
+async function reflowDetail(row: TaskRow, store: StoreQueries) {
   const input = row.input as ReflowInput;
   const result =
     row.status === 'completed' && row.result
       ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined)
       : undefined;
-  const audit = { moves: queries.audit.movesOf(row.id).length, unresolved: queries.audit.unresolvedOf(row.id).length };
+  const [movedRows, unresolvedRows] = await Promise.all([store.audit.movesOf(row.id), store.audit.unresolvedOf(row.id)]);
+  const audit = { moves: movedRows.length, unresolved: unresolvedRows.length };
   const pending =
     row.status === 'working' && heldFor(row.claimedBy) === OPERATOR
-      ? pendingOperatorApproval(row.id, queries)
+      ? await pendingOperatorApproval(row.id, store)
       : undefined;
   const base = {
     month: input.month,

@@ -1,5 +1,4 @@
 import { isTerminal, type TaskEngine } from '@reflow/tasks';
-import { taskListQueries } from '@reflow/db';
 import { OPERATOR } from '@reflow/reflow';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
@@ -16,10 +15,9 @@ const errors = { 400: { $ref: 'ApiError#' }, 404: { $ref: 'ApiError#' } };
 
 /** The operator's view of every task, whoever created it: list, detail, cancel. */
 export async function taskRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
-  const { engine, connection } = options.services;
-  const list = taskListQueries(connection.db);
-  const liveTask = (engine: TaskEngine, id: string) => {
-    const row = engine.get(id);
+  const { engine, store } = options.services;
+  const liveTask = async (engine: TaskEngine, id: string) => {
+    const row = await engine.get(id);
     if (!row) throw new UnknownTaskError(id);
     return row;
   };
@@ -36,15 +34,20 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
     },
     async (request) => {
       const { filter, after } = parseTaskListQuery(request.query);
-      const now = Date.now();
-      const page = list.page(filter, now, request.query.limit, after);
+      const counted = { kind: filter.kind, createdSince: filter.createdSince };
+      const [page, counts, awaitingApproval, pollIntervalMs] = await Promise.all([
+        store.taskList.page(filter, request.query.limit, after),
+        store.taskList.countsByStatus(counted),
+        store.taskList.countAwaiting(counted, OPERATOR),
+        engine.pollIntervalMs(),
+      ]);
       const last = page.rows.at(-1);
       return {
         tasks: page.rows.map((row) => toTaskSummary(row)),
-        counts: list.countsByStatus({ kind: filter.kind, createdSince: filter.createdSince }, now),
-        awaitingApproval: list.countAwaiting({ kind: filter.kind, createdSince: filter.createdSince }, OPERATOR, now),
+        counts,
+        awaitingApproval,
         nextCursor: page.more && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-        pollIntervalMs: engine.pollIntervalMs(),
+        pollIntervalMs,
       };
     },
   );
@@ -60,8 +63,8 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
       },
     },
     async (request) => {
-      const row = liveTask(engine, request.params.id);
-      return toTaskDetail(row, engine.queries.tasks.events(row.id), options.services.queries);
+      const row = await liveTask(engine, request.params.id);
+      return toTaskDetail(row, await store.tasks.events(row.id), store);
     },
   );
 
@@ -76,15 +79,15 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
       },
     },
     async (request) => {
-      const row = liveTask(engine, request.params.id);
+      const row = await liveTask(engine, request.params.id);
       const log = request.log.child({ taskId: row.id });
       // The history records which operator cancelled (the local one when no tokens are configured).
-      if (isTerminal(row.status) || !engine.cancel(row.id, request.principal?.id ?? 'operator')) {
-        const now = engine.get(row.id) ?? row;
+      if (isTerminal(row.status) || !(await engine.cancel(row.id, request.principal?.id ?? 'operator'))) {
+        const now = (await engine.get(row.id)) ?? row;
         throw new TaskAlreadyFinishedError(row.id, now.status);
       }
       log.info({ kind: row.kind }, 'task cancelled by an operator');
-      return toTaskSummary(engine.get(row.id)!);
+      return toTaskSummary((await engine.get(row.id))!);
     },
   );
 }
