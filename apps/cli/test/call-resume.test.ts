@@ -64,7 +64,7 @@ test("SIGKILL while waiting, then `reflow resume` gets the same task's result; t
   assert.equal(afterKill.tasks.length, 1);
   assert.equal(afterKill.tasks[0].status, 'working');
   assert.deepEqual(readdirSync(join(dir, 'state')), ['tasks.json'], 'no temp files left beside it');
-  assert.equal(acceptOnly.services.engine.get(saved.taskId)!.status, 'working');
+  assert.equal((await acceptOnly.services.engine.get(saved.taskId))!.status, 'working');
 
   // A second process with workers shares the database and runs the queued task.
   const workers = await server(db, { WORKERS: '2' });

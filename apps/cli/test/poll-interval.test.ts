@@ -101,5 +101,9 @@ test('reflow call sleeps at least pollIntervalMs between tasks/get polls, sends 
   );
   assert.doesNotMatch(readFileSync(stateFile, 'utf8'), /token-from-env/, 'and never written to the state file');
   const taskId = call.stderr().match(/Task (tsk_[0-9a-f]+)/)![1];
-  assert.equal(upstream.services.engine.get(taskId)!.status, 'working', 'interrupting the client left the task alone');
+  assert.equal(
+    (await upstream.services.engine.get(taskId))!.status,
+    'working',
+    'interrupting the client left the task alone',
+  );
 });

@@ -53,7 +53,7 @@ test(
     const cancel = await reflow(['tasks', 'cancel', id, ...url]);
     assert.equal(cancel.status, 0, cancel.stderr);
     assert.equal(cancel.stdout.trim(), `Cancelled ${id}`);
-    assert.equal(server.services.engine.get(id)?.status, 'cancelled');
+    assert.equal((await server.services.engine.get(id))?.status, 'cancelled');
 
     const again = await reflow(['tasks', 'cancel', id, ...url]);
     assert.equal(again.status, 1);

@@ -112,7 +112,12 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
           services,
           caller,
         );
-        const { task, created } = await services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+        const { task, created } = await services.engine.create({
+          owner: call.principal,
+          kind: REFLOW_KIND,
+          input,
+          admit,
+        });
         if (background) return backgroundAnswer(toTaskView(task));
         // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
         // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
@@ -158,7 +163,9 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
   const caller = callerOf(authInfo);
   return {
     caller,
-    store: new ListedTaskStore(services.engine, services.store, { seesAll: caller.role === 'operator' && !caller.local }),
+    store: new ListedTaskStore(services.engine, services.store, {
+      seesAll: caller.role === 'operator' && !caller.local,
+    }),
   };
 }
 

@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { afterEach, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { openDatabase, queriesFor } from '@reflow/db';
-import { startTestServer, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
+import { openSqliteStore } from '@reflow/db';
+import { startTestServer, taskCount, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
 import { call, ELICITING_CLIENT } from './approval-helper.ts';
 
 const GATED = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', confirm: true };
@@ -191,18 +191,17 @@ test('a booking changed while waiting is re-checked at apply time: reported, not
   const s = await server();
   const { taskId, key } = await parkedReflow(s);
   // Someone edits a booking the plan moves while the question is open (a second connection, as another process would).
-  const connection = openDatabase(s.databasePath);
+  const other = openSqliteStore(s.databasePath);
   let changedId: string;
   let planned: number;
   try {
-    const queries = queriesFor(connection);
-    const parkedState = queries.inputs.get(taskId)!.state as { plan: { moves: { bookingId: string }[] } };
+    const parkedState = (await other.inputs.get(taskId))!.state as { plan: { moves: { bookingId: string }[] } };
     planned = parkedState.plan.moves.length;
     changedId = parkedState.plan.moves[0].bookingId;
-    const booking = queries.bookings.get(changedId)!;
-    assert.equal(queries.bookings.setStatus(changedId, booking.version, 'cancelled'), true);
+    const booking = (await other.bookings.get(changedId))!;
+    assert.equal(await other.bookings.setStatus(changedId, booking.version, 'cancelled'), true);
   } finally {
-    connection.close();
+    await other.close();
   }
   await call(s.mcpUrl, 'tasks/update', {
     taskId,
@@ -259,7 +258,7 @@ test('confirm: true from a client without the Tasks extension is -32021 (HTTP 40
   assert.equal(sync.status, 400, JSON.stringify(sync.body));
   assert.equal(sync.body.error?.code, -32021, JSON.stringify(sync.body));
   assert.deepEqual(sync.body.error.data.requiredCapabilities, { extensions: { [TASKS]: {} } });
-  const count = (s.services.connection.sqlite.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
+  const count = await taskCount(s.services.store);
   assert.equal(count, 0, 'no task was created');
 });
 
@@ -276,7 +275,7 @@ test('confirm: true from a client that declared only URL-mode elicitation is -32
     assert.equal(urlOnly.body.error?.code, -32021, JSON.stringify(urlOnly.body));
     assert.deepEqual(urlOnly.body.error.data.requiredCapabilities, { elicitation: { form: {} } });
   }
-  const count = (s.services.connection.sqlite.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
+  const count = await taskCount(s.services.store);
   assert.equal(count, 0, 'no task was created');
   // Form mode declared explicitly (or by the empty object, as the spec allows) is asked.
   const form = await call(

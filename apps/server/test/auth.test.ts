@@ -84,14 +84,15 @@ describe('bearer tokens and roles', () => {
       (await rpc(server.mcpUrl, 'tasks/get', { taskId: bobTask }, { token: BOB })).body.result.status,
       'cancelled',
     );
-    const events = server.services.engine.queries.tasks
-      .events(bobTask)
-      .map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
+    const events = (await server.services.store.tasks.events(bobTask)).map((e) => ({
+      kind: e.kind,
+      by: (e.data as { by?: string } | null)?.by,
+    }));
     assert.deepEqual(events, [
       { kind: 'created', by: 'bob' },
       { kind: 'cancelled', by: 'ops' },
     ]);
-    assert.equal(server.services.engine.get(bobTask)?.owner, 'bob');
+    assert.equal((await server.services.engine.get(bobTask))?.owner, 'bob');
   });
 
   test('the operator API: a client is refused, an operator lists every task and its cancel is recorded under its name', async () => {
@@ -112,9 +113,10 @@ describe('bearer tokens and roles', () => {
       headers: { authorization: `Bearer ${OPS}` },
     });
     assert.equal(cancel.status, 200);
-    const events = server.services.engine.queries.tasks
-      .events(taskId)
-      .map((e) => ({ kind: e.kind, by: (e.data as { by?: string } | null)?.by }));
+    const events = (await server.services.store.tasks.events(taskId)).map((e) => ({
+      kind: e.kind,
+      by: (e.data as { by?: string } | null)?.by,
+    }));
     assert.deepEqual(events, [
       { kind: 'created', by: 'alice' },
       { kind: 'cancelled', by: 'ops' },

@@ -68,7 +68,7 @@ test('background:true answers at once with a task id; reflow_status follows it t
   assert.equal(status.result!.moved + status.result!.unresolved, 142);
 
   // The same result the engine stored for the task, exactly.
-  const row = server.services.engine.get(handle.taskId)!;
+  const row = (await server.services.engine.get(handle.taskId))!;
   assert.deepEqual(status.result, JSON.parse(row.result!).structuredContent);
 });
 
@@ -100,16 +100,16 @@ test('reflow_cancel cancels a background task; unknown ids are a clear tool erro
     );
   }
   // Another principal's task reads as no task, and cannot be cancelled.
-  const foreign = server.services.engine.create({
+  const { task: foreign } = await server.services.engine.create({
     owner: 'someone-else',
     kind: 'reflow_month',
     input: { month: '2026-09', offlineRooms: ['studio-c'], from: '2026-09-01', to: '2026-09-30', dryRun: true },
-  }).task;
+  });
   for (const tool of ['reflow_status', 'reflow_cancel']) {
     const hidden = await client.callTool({ name: tool, arguments: { taskId: foreign.id } });
     assert.equal(hidden.isError, true, `${tool} hides another principal's task`);
   }
-  assert.equal(server.services.engine.get(foreign.id)!.status, 'working');
+  assert.equal((await server.services.engine.get(foreign.id))!.status, 'working');
 
   const bad = await client.callTool({ name: 'reflow_month', arguments: { ...ARGS, background: 'yes' } });
   assert.equal(bad.isError, true);

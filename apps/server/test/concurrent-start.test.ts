@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { migrationsApplied, openDatabase } from '@reflow/db';
+import { openSqliteStore } from '@reflow/db';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
 
 const ROUNDS = 4;
@@ -26,15 +26,17 @@ test(`two servers started together on a fresh database file both start, migrated
     for (const o of outcomes) if (o.status === 'fulfilled') started.push(o.value);
     const failures = outcomes.flatMap((o) => (o.status === 'rejected' ? [String(o.reason).slice(0, 2000)] : []));
     assert.deepEqual(failures, [], `round ${round}: both processes start`);
-    const connection = openDatabase(path, { readonly: true });
-    const count = (table: string) =>
-      (connection.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const counts = { site: count('site'), bookings: count('bookings') };
-    const applied = migrationsApplied(connection);
-    const twice = connection.sqlite
+    const store = openSqliteStore(path, { readonly: true });
+    const counts = {
+      site: (store.connection.sqlite.prepare('SELECT count(*) AS n FROM site').get() as { n: number }).n,
+      bookings: await store.site.bookingCount(),
+    };
+    const applied = await store.migrationsApplied();
+    // SQLite's migrations journal, read directly: this test is about two processes on one file.
+    const twice = store.connection.sqlite
       .prepare('SELECT hash FROM __drizzle_migrations GROUP BY hash HAVING count(*) > 1')
       .all();
-    connection.close();
+    await store.close();
     assert.ok(applied, `round ${round}: every migration applied`);
     assert.deepEqual(twice, [], `round ${round}: no migration recorded twice`);
     assert.equal(counts.site, 1, `round ${round}: one site`);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { migrateDatabase, openDatabase, queriesFor } from '@reflow/db';
+import { openSqliteStore } from '@reflow/db';
 import { importSite } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { checkInvariants, readBookings } from './crash-invariants.ts';
@@ -41,14 +41,12 @@ test(
     const dir = mkdtempSync(join(tmpdir(), 'reflow-crash-'));
     const databasePath = join(dir, 'crash.db');
     const random = seededRandom(SEED);
-    const seeded = openDatabase(databasePath);
-    migrateDatabase(seeded);
-    importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queriesFor(seeded));
-    const rooms = (seeded.sqlite.prepare('SELECT id FROM rooms ORDER BY id').all() as { id: string }[]).map(
-      (r) => r.id,
-    );
-    const before = readBookings(seeded.sqlite);
-    seeded.close();
+    const seeded = openSqliteStore(databasePath);
+    await seeded.migrate();
+    await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), seeded);
+    const rooms = (await seeded.site.listRooms()).map((r) => r.id).sort();
+    const before = readBookings(seeded.connection.sqlite);
+    await seeded.close();
 
     const received = new Set<string>();
     const counts = {

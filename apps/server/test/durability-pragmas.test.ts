@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { openDatabase } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { startTestServer } from './helper.ts';
 
 /** SQLite's numbers for PRAGMA synchronous. */
@@ -19,16 +19,22 @@ const pragmasOf = (db: Database.Database) => ({
 test('the running server writes through a WAL connection with synchronous=FULL and foreign keys on', async (t) => {
   const server = await startTestServer({ WORKERS: '0' });
   t.after(() => server.close());
-  assert.deepEqual(pragmasOf(server.services.connection.sqlite), {
+  assert.equal(server.services.store.dialect, 'sqlite');
+  const { connection } = server.services.store as SqliteStore;
+  assert.deepEqual(pragmasOf(connection.sqlite), {
     journalMode: 'wal',
     synchronous: SYNCHRONOUS.FULL,
     foreignKeys: 1,
   });
 
   // A second connection opened the way every process opens the file gets the same pragmas.
-  const second = openDatabase(server.databasePath);
+  const second = openSqliteStore(server.databasePath);
   t.after(() => second.close());
-  assert.deepEqual(pragmasOf(second.sqlite), { journalMode: 'wal', synchronous: SYNCHRONOUS.FULL, foreignKeys: 1 });
+  assert.deepEqual(pragmasOf(second.connection.sqlite), {
+    journalMode: 'wal',
+    synchronous: SYNCHRONOUS.FULL,
+    foreignKeys: 1,
+  });
 
   // WAL is a property of the file: a bare connection that sets nothing still finds it.
   const bare = new Database(server.databasePath, { readonly: true });
@@ -39,6 +45,7 @@ test('the running server writes through a WAL connection with synchronous=FULL a
 test('SQLITE_SYNCHRONOUS=NORMAL is the one weaker setting the server accepts, and it is what its connection then has', async (t) => {
   const server = await startTestServer({ WORKERS: '0', SQLITE_SYNCHRONOUS: 'NORMAL' });
   t.after(() => server.close());
-  assert.equal(server.services.connection.sqlite.pragma('synchronous', { simple: true }), SYNCHRONOUS.NORMAL);
+  const { connection } = server.services.store as SqliteStore;
+  assert.equal(connection.sqlite.pragma('synchronous', { simple: true }), SYNCHRONOUS.NORMAL);
   await assert.rejects(startTestServer({ WORKERS: '0', SQLITE_SYNCHRONOUS: 'OFF' }), /SQLITE_SYNCHRONOUS/);
 });

@@ -52,7 +52,7 @@ test('ext-tasks in 2025-11-25 mode: reflow_month runs as a task and settles to t
   assert.equal(result.structuredContent.moved + result.structuredContent.unresolved, 142);
 
   // The same durable row the 2026-07-28 extension would read.
-  const row = server.services.engine.get(taskId)!;
+  const row = (await server.services.engine.get(taskId))!;
   assert.equal(row.status, 'completed');
   assert.deepEqual(result.structuredContent, JSON.parse(row.result!).structuredContent);
 
@@ -75,7 +75,7 @@ test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and er
   await execution.cancel();
   const { outcome } = await execution.settle();
   assert.equal(outcome.status, 'cancelled');
-  assert.equal(server.services.engine.get(taskId)!.status, 'cancelled');
+  assert.equal((await server.services.engine.get(taskId))!.status, 'cancelled');
 
   // The wire itself, through the SDK client's own request path (2025 era, no per-request _meta).
   const anyJson = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } };
@@ -108,11 +108,19 @@ test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and er
     to: `2026-09-${String(i).padStart(2, '0')}`,
     dryRun: true,
   });
-  const foreign = server.services.engine.create({ owner: 'someone-else', kind: 'reflow_month', input: input(1) }).task;
+  const { task: foreign } = await server.services.engine.create({
+    owner: 'someone-else',
+    kind: 'reflow_month',
+    input: input(1),
+  });
   for (let i = 2; i <= 25; i++)
-    server.services.engine.create({ owner: 'alice', kind: 'reflow_month', input: input(i) });
+    await server.services.engine.create({ owner: 'alice', kind: 'reflow_month', input: input(i) });
   for (let i = 1; i <= 30; i++)
-    server.services.engine.create({ owner: 'alice', kind: 'reflow_month', input: { ...input(i), dryRun: false } });
+    await server.services.engine.create({
+      owner: 'alice',
+      kind: 'reflow_month',
+      input: { ...input(i), dryRun: false },
+    });
   const first = await raw('tasks/list', {});
   assert.equal(first.tasks.length, 50);
   assert.ok(first.nextCursor, 'more than a page');
@@ -125,5 +133,5 @@ test('ext-tasks in 2025-11-25 mode: cancel, and the raw 2025-11-25 shapes and er
   assert.ok(!ids.includes(foreign.id), "another principal's task is not listed");
   await assert.rejects(raw('tasks/get', { taskId: foreign.id }), (e: { code: number }) => e.code === -32602);
   await assert.rejects(raw('tasks/cancel', { taskId: foreign.id }), (e: { code: number }) => e.code === -32602);
-  assert.equal(server.services.engine.get(foreign.id)!.status, 'working', 'and it cannot be cancelled by them');
+  assert.equal((await server.services.engine.get(foreign.id))!.status, 'working', 'and it cannot be cancelled by them');
 });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Store } from '@reflow/db';
 import pino from 'pino';
 import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
 import { loadConfig, startServer, type RunningServer } from '../src/index.ts';
@@ -45,6 +46,20 @@ export async function startTestServer(
 }
 
 export { PROTOCOL_VERSION, TASKS_EXTENSION as TASKS } from '../harness/mcp-wire.ts';
+
+/** Tasks the store holds (live ones: every test that counts looks before any TTL passes). */
+export async function taskCount(store: Store): Promise<number> {
+  return Object.values(await store.taskList.countsByStatus({})).reduce((sum, n) => sum + n, 0);
+}
+
+/** Every booking's place, status and version, by id: equal strings mean nothing was written. */
+export async function bookingsSnapshot(store: Store): Promise<string> {
+  const all = await store.bookings.overlapping({ from: -8.64e15, to: 8.64e15 });
+  const rows = all
+    .map((b) => ({ id: b.id, roomId: b.roomId, startAt: b.startAt, status: b.status, version: b.version }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return JSON.stringify(rows);
+}
 
 /** Sends one raw JSON-RPC request the way a 2026-07-28 client does; returns status and parsed body. */
 export async function rpc(

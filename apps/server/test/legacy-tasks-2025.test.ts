@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { call } from './approval-helper.ts';
-import { startTestServer, waitForTaskStatus } from './helper.ts';
+import { startTestServer, taskCount, waitForTaskStatus } from './helper.ts';
 
 const ARGS = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 const anyJson = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } };
@@ -62,7 +62,7 @@ test('2025-11-25: a task-only tool is advertised taskSupport "required" and refu
   assert.deepEqual(tools.find((x) => x.name === 'reflow_month')?.execution, { taskSupport: 'optional' });
   const sync = await raw('tools/call', { name: 'failing_job', arguments: {} }).catch((e) => e);
   assert.equal(sync.code, -32601, JSON.stringify(sync));
-  assert.equal((server.services.connection.sqlite.prepare('SELECT count(*) AS n FROM tasks').get() as any).n, 0);
+  assert.equal(await taskCount(server.services.store), 0);
 });
 
 test('2025-11-25: confirm: true from a client that declared elicitation is refused for the task API, not for elicitation', async (t) => {
@@ -79,7 +79,7 @@ test('2025-11-25: confirm: true from a client that declared elicitation is refus
   assert.doesNotMatch(refused.message, /did not declare/);
   assert.match(refused.message, /2025-11-25 task API/);
   assert.match(refused.message, /io\.modelcontextprotocol\/tasks/);
-  assert.equal((server.services.connection.sqlite.prepare('SELECT count(*) AS n FROM tasks').get() as any).n, 0);
+  assert.equal(await taskCount(server.services.store), 0);
 });
 
 test('2025-11-25: tasks/result on a task waiting for input answers at once instead of blocking until the TTL', async (t) => {

@@ -6,15 +6,20 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkInvariants, readBookings } from './crash-invariants.ts';
+import type { SqliteStore } from '@reflow/db';
 import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
 
 const TRIES = ['2026-09-07', '2026-09-14', '2026-09-21'];
 
 /** Polls until `probe` returns a value; throws at the deadline. */
-async function pollUntil<T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> {
+async function pollUntil<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(2);
@@ -26,7 +31,9 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
   t.after(() => a.close());
   const b = await startTestServer({}, a.databasePath);
   t.after(() => b.close({ keepDatabase: true }));
-  const sqlite = a.services.connection.sqlite;
+  // A stall is staged by lapsing the lease in the file itself (SQLite only: two servers on one file).
+  const { sqlite } = (a.services.store as SqliteStore).connection;
+  const tasks = a.services.store.tasks;
   const servers = [a, b];
   let overlapped = 0;
   // The stale commit must land while attempt 2 still runs; should attempt 2 ever finish first,
@@ -37,24 +44,27 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     const args = { month: '2026-09', offline_rooms: ['studio-b'], from, to };
     const { body } = await rpc(a.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: args });
     const taskId: string = body.result.taskId;
-    const events = () => a.services.engine.queries.tasks.events(taskId);
+    const events = () => tasks.events(taskId);
     // Attempt 1 has read its snapshot and is about to solve (its first progress event).
-    await pollUntil(() => events().find((e) => e.attempt === 1 && e.kind === 'progress'), 'attempt 1 to solve');
-    const claimant = a.services.engine.queries.tasks.get(taskId)!.claimedBy;
+    await pollUntil(
+      async () => (await events()).find((e) => e.attempt === 1 && e.kind === 'progress'),
+      'attempt 1 to solve',
+    );
+    const claimant = (await tasks.get(taskId))!.claimedBy;
     const old = servers.find((s) => s.services.engine.instanceId === claimant)!;
     const next = servers.find((s) => s !== old)!;
     // Its lease lapses; the other server claims the task at once: attempt 2.
     sqlite.prepare('UPDATE tasks SET lease_expires_at = ? WHERE id = ?').run(Date.now() - 1, taskId);
-    next.services.engine.kick();
-    const claimed = next.services.engine.queries.tasks.get(taskId)!;
+    await next.services.engine.kick();
+    const claimed = (await tasks.get(taskId))!;
     assert.deepEqual([claimed.attempt, claimed.claimedBy], [2, next.services.engine.instanceId]);
 
     // Attempt 1 solves on, then tries to commit.
     await pollUntil(() => (old.services.engine.runningCount === 0 ? true : undefined), 'attempt 1 to end');
-    const during = next.services.engine.queries.tasks.get(taskId)!;
+    const during = (await tasks.get(taskId))!;
     const attempt2StillRunning = during.status === 'working' && next.services.engine.runningCount === 1;
     const done = await waitForTaskStatus(next.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
-    const finishes = events().filter((e) => ['completed', 'failed'].includes(e.kind));
+    const finishes = (await events()).filter((e) => ['completed', 'failed'].includes(e.kind));
     assert.deepEqual(
       finishes.map((e) => [e.kind, e.attempt]),
       [['completed', 2]],
@@ -64,7 +74,7 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     // The bookings are the before-state plus exactly the audited moves of each completed task,
     // and this task's audit holds exactly the moves its (attempt 2's) result reports.
     checkInvariants(sqlite, before);
-    assert.equal(a.services.queries.audit.movesOf(taskId).length, done.result.structuredContent.moved);
+    assert.equal((await a.services.store.audit.movesOf(taskId)).length, done.result.structuredContent.moved);
     if (attempt2StillRunning) {
       overlapped++;
       break;

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateScenario, renderSiteJson, SCENARIO_SIZES } from '@reflow/seed';
 import { mcpHeaders, PROTOCOL_VERSION } from '../harness/mcp-wire.ts';
-import { startTestServer } from './helper.ts';
+import { bookingsSnapshot, startTestServer } from './helper.ts';
 
 // Large enough that the solve is still running when the client hangs up.
 const scenario = generateScenario({ seed: 1, ...SCENARIO_SIZES.medium });
@@ -65,27 +65,23 @@ for (const [label, meta] of [
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     });
-    const sqlite = server.services.connection.sqlite;
-    const bookings = () =>
-      JSON.stringify(sqlite.prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id').all());
-    const before = bookings();
+    const { store } = server.services;
+    const before = await bookingsSnapshot(store);
 
     await callThenHangUp(server.mcpUrl, meta, 250);
-    const task = sqlite.prepare('SELECT id, status FROM tasks ORDER BY created_at DESC LIMIT 1').get() as {
-      id: string;
-      status: string;
-    };
+    // The newest task: the one the call created.
+    const [task] = (await store.taskList.page({}, 1)).rows;
     assert.ok(task, 'the call created a task');
     assert.equal(task.status, 'working', 'the solve was still running when the client hung up');
     const deadline = Date.now() + 60_000;
-    let status = task.status;
+    let status: string = task.status;
     while (!['completed', 'failed', 'cancelled'].includes(status) && Date.now() < deadline) {
       await sleep(50);
-      status = (sqlite.prepare('SELECT status FROM tasks WHERE id = ?').get(task.id) as { status: string }).status;
+      status = (await store.tasks.get(task.id))!.status;
     }
     assert.equal(status, 'cancelled', 'the disconnect cancelled the task');
     await sleep(300); // an apply that ignored the cancel would now commit
-    assert.deepEqual(server.services.queries.audit.movesOf(task.id), []);
-    assert.equal(bookings(), before, 'nothing was applied');
+    assert.deepEqual(await store.audit.movesOf(task.id), []);
+    assert.equal(await bookingsSnapshot(store), before, 'nothing was applied');
   });
 }

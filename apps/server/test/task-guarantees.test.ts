@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
+import { bookingsSnapshot, rpc, startTestServer, waitForTaskStatus } from './helper.ts';
 
 const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 const call = (url: string, args: Record<string, unknown>) =>
@@ -23,8 +23,8 @@ test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answ
     assert.deepEqual([expired.body.error?.code, expired.body.error?.message], [-32602, 'Task has expired'], method);
   }
   // After the sweeper deleted the row, a tombstone still tells its owner it expired.
-  assert.equal(server.services.engine.queries.tasks.sweepExpired(Date.now()), 1);
-  assert.equal(server.services.engine.queries.tasks.get(taskId), undefined);
+  assert.equal(await server.services.store.tasks.sweepExpired(), 1);
+  assert.equal(await server.services.store.tasks.get(taskId), undefined);
   assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.error?.message, 'Task has expired');
   const unknown = await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_0000000000000000000000000000000000000000' });
   assert.deepEqual([unknown.body.error?.code, unknown.body.error?.message], [-32602, 'Task not found']);
@@ -57,9 +57,9 @@ test('queued in the database: the same request twice is one task; cancel while q
   const done = await waitForTaskStatus(worker.mcpUrl, first.taskId, ['completed', 'failed']);
   assert.equal(done.status, 'completed');
   assert.equal((await rpc(worker.mcpUrl, 'tasks/get', { taskId: doomed.taskId })).body.result.status, 'cancelled');
-  const events = worker.services.engine.queries.tasks.events(doomed.taskId).map((e) => e.kind);
+  const events = (await worker.services.store.tasks.events(doomed.taskId)).map((e) => e.kind);
   assert.deepEqual(events, ['created', 'cancelled'], 'never claimed');
-  assert.deepEqual(worker.services.queries.audit.movesOf(doomed.taskId), []);
+  assert.deepEqual(await worker.services.store.audit.movesOf(doomed.taskId), []);
 
   // Cancelling a finished task acknowledges and changes nothing.
   assert.equal((await rpc(worker.mcpUrl, 'tasks/cancel', { taskId: first.taskId })).body.result.resultType, 'complete');
@@ -73,18 +73,17 @@ test('queued in the database: the same request twice is one task; cancel while q
 test('cancel while solving: the task ends cancelled and applies nothing', async (t) => {
   const server = await startTestServer();
   t.after(() => server.close());
-  const bookings = () =>
-    JSON.stringify(
-      server.services.connection.sqlite
-        .prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id')
-        .all(),
-    );
-  const tasks = server.services.engine.queries.tasks;
+  const bookings = () => bookingsSnapshot(server.services.store);
+  const tasks = server.services.store.tasks;
   /** Bounded poll: the value once `probe` returns one, else an error naming what never happened. */
-  const pollUntil = async <T>(probe: () => T | undefined, what: string, timeoutMs = 20_000): Promise<T> => {
+  const pollUntil = async <T>(
+    probe: () => T | undefined | Promise<T | undefined>,
+    what: string,
+    timeoutMs = 20_000,
+  ): Promise<T> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const value = probe();
+      const value = await probe();
       if (value !== undefined) return value;
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
       await sleep(2);
@@ -95,9 +94,9 @@ test('cancel while solving: the task ends cancelled and applies nothing', async 
   // lands inside it. Should a run ever finish first, the next window tries again (bounded).
   for (const from of ['2026-09-07', '2026-09-08', '2026-09-09']) {
     // Each try compares against the bookings as they are before it (an earlier try may have applied).
-    const before = bookings();
+    const before = await bookings();
     const { taskId } = (await call(server.mcpUrl, { ...REFLOW, from })).body.result;
-    await pollUntil(() => tasks.events(taskId).find((e) => e.kind === 'progress'), 'the solve to start');
+    await pollUntil(async () => (await tasks.events(taskId)).find((e) => e.kind === 'progress'), 'the solve to start');
     assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
     const end = await waitForTaskStatus(server.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
     if (end.status !== 'cancelled') continue;
@@ -105,12 +104,12 @@ test('cancel while solving: the task ends cancelled and applies nothing', async 
     await pollUntil(() => (server.services.engine.runningCount === 0 ? true : undefined), 'the attempt to end');
     assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'cancelled');
     assert.deepEqual(
-      tasks.events(taskId).filter((e) => e.kind === 'completed' || e.kind === 'failed'),
+      (await tasks.events(taskId)).filter((e) => e.kind === 'completed' || e.kind === 'failed'),
       [],
       'no outcome after the cancel',
     );
-    assert.deepEqual(server.services.queries.audit.movesOf(taskId), []);
-    assert.equal(bookings(), before, 'a cancelled reflow applies nothing');
+    assert.deepEqual(await server.services.store.audit.movesOf(taskId), []);
+    assert.equal(await bookings(), before, 'a cancelled reflow applies nothing');
     cancelledMidSolve++;
     break;
   }
@@ -124,17 +123,12 @@ test('cancel through another server on the same file while the first solves: its
   t.after(() => solver.close());
   const front = await startTestServer({ WORKERS: '0' }, solver.databasePath);
   t.after(() => front.close({ keepDatabase: true }));
-  const bookings = () =>
-    JSON.stringify(
-      solver.services.connection.sqlite
-        .prepare('SELECT id, room_id, start_at, status, version FROM bookings ORDER BY id')
-        .all(),
-    );
-  const tasks = solver.services.engine.queries.tasks;
-  const before = bookings();
+  const bookings = () => bookingsSnapshot(solver.services.store);
+  const tasks = solver.services.store.tasks;
+  const before = await bookings();
   const { taskId } = (await call(solver.mcpUrl, REFLOW)).body.result;
   const deadline = Date.now() + 20_000;
-  while (!tasks.events(taskId).some((e) => e.kind === 'progress')) {
+  while (!(await tasks.events(taskId)).some((e) => e.kind === 'progress')) {
     assert.ok(Date.now() < deadline, 'the solve started within 20 s');
     await sleep(2);
   }
@@ -147,9 +141,9 @@ test('cancel through another server on the same file while the first solves: its
     await sleep(5);
   }
   assert.equal((await rpc(solver.mcpUrl, 'tasks/get', { taskId })).body.result.status, 'cancelled');
-  const kinds = tasks.events(taskId).map((e) => e.kind);
+  const kinds = (await tasks.events(taskId)).map((e) => e.kind);
   assert.equal(kinds.at(-1), 'cancelled', `nothing written after the cancel: ${kinds.join(', ')}`);
   assert.ok(!kinds.includes('completed') && !kinds.includes('failed'), kinds.join(', '));
-  assert.deepEqual(solver.services.queries.audit.movesOf(taskId), []);
-  assert.equal(bookings(), before, 'a cancelled reflow applies nothing');
+  assert.deepEqual(await solver.services.store.audit.movesOf(taskId), []);
+  assert.equal(await bookings(), before, 'a cancelled reflow applies nothing');
 });

@@ -132,8 +132,8 @@ test('listen: working then every statusMessage then completed, each as tasks/get
   assert.deepEqual(pushed, got);
 
   // Every statusMessage the task wrote while it worked was pushed, in order.
-  const written = server.services.engine.queries.tasks
-    .events(taskId)
+  const written = (await server.services.store.tasks.events(taskId))
+
     .filter((e) => e.kind === 'progress')
     .map((e) => e.message);
   assert.ok(written.length > 0, 'the solve wrote progress');

@@ -58,7 +58,10 @@ async function reflowDetail(row: TaskRow, store: StoreQueries) {
     row.status === 'completed' && row.result
       ? (JSON.parse(row.result).structuredContent as ReflowResult | undefined)
       : undefined;
-  const [movedRows, unresolvedRows] = await Promise.all([store.audit.movesOf(row.id), store.audit.unresolvedOf(row.id)]);
+  const [movedRows, unresolvedRows] = await Promise.all([
+    store.audit.movesOf(row.id),
+    store.audit.unresolvedOf(row.id),
+  ]);
   const audit = { moves: movedRows.length, unresolved: unresolvedRows.length };
   const pending =
     row.status === 'working' && heldFor(row.claimedBy) === OPERATOR
