@@ -1,4 +1,4 @@
-import type { BookingRow, Queries } from '@reflow/db';
+import type { BookingRow, StoreQueries } from '@reflow/db';
 import type { Move, Plan, Unresolved as SolverUnresolved } from '@reflow/solver';
 import { PermanentTaskError } from '@reflow/tasks';
 import { confirmedAround } from './slot-conflicts.ts';
@@ -21,26 +21,32 @@ export interface ApplyHooks {
 }
 
 /**
- * Writes a plan; call inside the transaction that also records the task's terminal state, so a
- * month is never half moved. Every move is re-checked against the bookings as they are now: a
- * booking edited since the snapshot, or a target slot taken meanwhile, is reported, never overwritten.
+ * Writes a plan; call inside the transaction that also records the task's terminal state (`tx`), so
+ * a month is never half moved. Every move is re-checked against the bookings as they are now, read
+ * under a row lock: a booking edited since the snapshot, or a target slot taken meanwhile, is
+ * reported, never overwritten.
  */
-export function applyPlan(
+export async function applyPlan(
   taskId: string,
   plan: Plan,
   snapshot: Pick<Snapshot, 'versions' | 'generation'>,
-  queries: Queries,
-  now: number,
+  tx: StoreQueries,
   hooks: ApplyHooks = {},
-): Applied {
+): Promise<Applied> {
   // Booking versions restart when the site is re-imported: same id and version may be another booking.
-  const generation = queries.site.getSite()?.generation;
+  const generation = (await tx.site.getSite())?.generation;
   if (generation !== snapshot.generation)
     throw new PermanentTaskError(
       'The site was re-imported after this reflow read it; nothing was applied. Run the reflow again.',
       -32602,
       { code: 'RFL_SITE_REPLACED', readGeneration: snapshot.generation, siteGeneration: generation ?? null },
     );
+  // The bookings the plan touches, locked until the transaction ends (PostgreSQL row locks): no other
+  // node can edit one between this re-check and the write.
+  const now = await tx.now();
+  const locked = new Map(
+    (await tx.bookings.getForUpdate([...plan.unresolved, ...plan.moves].map((b) => b.bookingId))).map((b) => [b.id, b]),
+  );
   const unresolved: Unresolved[] = [];
   const unchanged = (row: BookingRow | undefined, id: string): row is BookingRow =>
     row !== undefined && row.version === snapshot.versions[id] && row.status === 'confirmed';
@@ -54,16 +60,16 @@ export function applyPlan(
   // Bookings the plan could not move vacate their slot first: they need rebooking, for the solver's
   // reason. One edited meanwhile is left as it is now, and reported as changed: that reason is stale.
   for (const u of plan.unresolved) {
-    const current = queries.bookings.get(u.bookingId);
+    const current = locked.get(u.bookingId);
     if (unchanged(current, u.bookingId)) {
-      queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+      await tx.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
       unresolved.push(u);
     } else unresolved.push(changed(u.bookingId));
   }
 
   let moving: { move: Move; current: BookingRow; end: number }[] = [];
   for (const move of plan.moves) {
-    const current = queries.bookings.get(move.bookingId);
+    const current = locked.get(move.bookingId);
     if (!unchanged(current, move.bookingId)) {
       unresolved.push(changed(move.bookingId));
       continue;
@@ -74,9 +80,9 @@ export function applyPlan(
   // A target slot may only overlap bookings that are themselves moving away. A move dropped here
   // keeps its booking where it is, which may block another move in turn: repeat until none drops.
   // Nothing is written until the loop ends, so the bookings it checks against are read once.
-  const firstConflict = confirmedAround(
+  const firstConflict = await confirmedAround(
     moving.map(({ move, end }) => ({ roomId: move.toRoom, start: move.toStart, end })),
-    queries,
+    tx,
   );
   for (let dropped = true; dropped;) {
     dropped = false;
@@ -97,14 +103,14 @@ export function applyPlan(
   const moves: Move[] = [];
   for (const { move, current, end } of moving) {
     if (
-      !queries.bookings.move(move.bookingId, current.version, {
+      !(await tx.bookings.move(move.bookingId, current.version, {
         roomId: move.toRoom,
         startAt: move.toStart,
         endAt: end,
-      })
+      }))
     )
       throw new Error(`Booking ${move.bookingId} changed inside the apply transaction`);
-    queries.audit.recordMove({ taskId, ...move, appliedAt: now });
+    await tx.audit.recordMove({ taskId, ...move, appliedAt: now });
     moves.push(move);
     hooks.afterMoveWritten?.(moves.length);
   }
@@ -112,10 +118,16 @@ export function applyPlan(
   for (const u of unresolved) {
     // A move dropped for a taken slot still has to leave the offline room: it needs rebooking.
     if (u.code !== 'rooms_busy') continue;
-    const current = queries.bookings.get(u.bookingId);
-    if (unchanged(current, u.bookingId)) queries.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
+    const current = await tx.bookings.get(u.bookingId);
+    if (unchanged(current, u.bookingId)) await tx.bookings.setStatus(u.bookingId, current.version, 'needs_rebooking');
   }
   for (const u of unresolved)
-    queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: now });
+    await tx.audit.recordUnresolved({
+      taskId,
+      bookingId: u.bookingId,
+      code: u.code,
+      reason: u.reason,
+      recordedAt: now,
+    });
   return { moves, unresolved };
 }

@@ -1,4 +1,4 @@
-import type { Queries, SiteData } from '@reflow/db';
+import type { SiteData, Store } from '@reflow/db';
 import { ReflowInputError } from './errors.ts';
 import { isValidZone, parseInstant, toLocalDate, atLocalTime } from './local-time.ts';
 import { siteFileSchema, type SiteFileParsed } from './site-file-schema.ts';
@@ -94,10 +94,16 @@ function assertNoOverlaps(bookings: SiteData['bookings'], fail: (where: string, 
 }
 
 /** Imports a site file in one transaction. Refuses to mix into existing bookings unless `replace`. */
-export function importSite(raw: unknown, queries: Queries, options: { replace?: boolean } = {}): ImportSummary {
+export async function importSite(
+  raw: unknown,
+  store: Store,
+  options: { replace?: boolean } = {},
+): Promise<ImportSummary> {
   const data = validateSiteFile(raw);
-  if (!options.replace && (queries.site.getSite() || queries.site.bookingCount() > 0))
-    throw new ReflowInputError('RFL_SITE_EXISTS', 'The database already holds a site; pass --replace to replace it');
-  queries.site.writeSite(data, options.replace ?? false);
+  await store.transaction(async (tx) => {
+    if (!options.replace && ((await tx.site.getSite()) || (await tx.site.bookingCount()) > 0))
+      throw new ReflowInputError('RFL_SITE_EXISTS', 'The database already holds a site; pass --replace to replace it');
+    await tx.site.writeSite(data, options.replace ?? false);
+  });
   return { site: data.site.name, rooms: data.rooms.length, series: data.series.length, bookings: data.bookings.length };
 }

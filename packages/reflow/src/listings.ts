@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import type { Queries } from '@reflow/db';
+import type { StoreQueries } from '@reflow/db';
 import { ReflowInputError } from './errors.ts';
 import { localMidnight, toLocalIso } from './local-time.ts';
 import { roomId } from './reflow-args.ts';
@@ -15,11 +15,11 @@ export const listBookingsArgsSchema = z
   })
   .strict();
 
-export function listRooms(queries: Queries) {
-  const site = queries.site.getSite();
+export async function listRooms(store: StoreQueries) {
+  const site = await store.site.getSite();
   return {
     site: site ? { name: site.name, timezone: site.timezone } : null,
-    rooms: queries.site.listRooms().map((r) => ({
+    rooms: (await store.site.listRooms()).map((r) => ({
       id: r.id,
       name: r.name,
       capacity: r.capacity,
@@ -31,15 +31,15 @@ export function listRooms(queries: Queries) {
 }
 
 /** Bookings of a month (any status), with the import format's field names. */
-export function listBookings(args: z.infer<typeof listBookingsArgsSchema>, queries: Queries) {
-  const site = queries.site.getSite();
+export async function listBookings(args: z.infer<typeof listBookingsArgsSchema>, store: StoreQueries) {
+  const site = await store.site.getSite();
   if (!site) return { bookings: [] };
-  if (args.room && !queries.site.listRooms().some((r) => r.id === args.room))
+  if (args.room && !(await store.site.listRooms()).some((r) => r.id === args.room))
     throw new ReflowInputError('RFL_UNKNOWN_ROOM', `Unknown room ${args.room}`);
   const zone = site.timezone;
   const first = `${args.month}-01`;
   const next = DateTime.fromISO(first, { zone: 'utc' }).plus({ months: 1 }).toISODate()!;
-  const rows = queries.bookings.overlapping({
+  const rows = await store.bookings.overlapping({
     from: localMidnight(first, zone),
     to: localMidnight(next, zone),
     ...(args.room ? { roomIds: [args.room] } : {}),

@@ -1,4 +1,4 @@
-import type { Queries } from '@reflow/db';
+import type { StoreQueries } from '@reflow/db';
 import type { Plan } from '@reflow/solver';
 import type { TaskOutcome } from '@reflow/tasks';
 import type { AwaitingApproval } from './approval-gate.ts';
@@ -48,11 +48,11 @@ export function awaitOperator(
 }
 
 /** The question a task held for an operator waits on, with its wire key; undefined when it waits on none. */
-export function pendingOperatorApproval(
+export async function pendingOperatorApproval(
   taskId: string,
-  queries: Queries,
-): { key: string; request: OperatorApprovalRequest; since: number } | undefined {
-  const parked = queries.inputs.get(taskId);
+  store: StoreQueries,
+): Promise<{ key: string; request: OperatorApprovalRequest; since: number } | undefined> {
+  const parked = await store.inputs.get(taskId);
   const entry = Object.entries(parked?.pending ?? {}).find(([, p]) => p.name === DECISION);
   if (!parked || !entry) return undefined;
   return { key: entry[0], request: entry[1].request as OperatorApprovalRequest, since: parked.parkedAt };
@@ -77,20 +77,20 @@ export interface AnswersHeldTasks {
     responses: Record<string, unknown>,
     by: string,
     awaiting?: string,
-  ): { accepted: number; resumed: boolean };
+  ): Promise<{ accepted: number; resumed: boolean }>;
 }
 
 /**
  * Records an operator's decision on a reflow waiting for one; false when it is not waiting (never
  * was, already decided, cancelled or expired), in which case nothing changed.
  */
-export function decideReflow(
+export async function decideReflow(
   engine: AnswersHeldTasks,
-  queries: Queries,
+  store: StoreQueries,
   taskId: string,
   decision: OperatorDecision,
-): boolean {
-  const pending = pendingOperatorApproval(taskId, queries);
+): Promise<boolean> {
+  const pending = await pendingOperatorApproval(taskId, store);
   if (!pending) return false;
-  return engine.answer(taskId, { [pending.key]: decision }, decision.by, OPERATOR).resumed;
+  return (await engine.answer(taskId, { [pending.key]: decision }, decision.by, OPERATOR)).resumed;
 }

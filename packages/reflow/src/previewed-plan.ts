@@ -1,4 +1,4 @@
-import type { BookingRow, Queries } from '@reflow/db';
+import type { BookingRow, StoreQueries } from '@reflow/db';
 import type { Plan } from '@reflow/solver';
 import { PermanentTaskError } from '@reflow/tasks';
 import { parseInstant } from './local-time.ts';
@@ -36,12 +36,12 @@ export function readPreviewMeta(stored: StoredPreview): Seen | undefined {
 /** Never a booking's version: makes the apply report the booking as changed. */
 const CHANGED = -1;
 
-export function previewedPlan(
+export async function previewedPlan(
   preview: ReflowResult,
   seen: Seen | undefined,
-  queries: Queries,
-): { plan: Plan; kept: Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'> } {
-  const site = queries.site.getSite();
+  store: StoreQueries,
+): Promise<{ plan: Plan; kept: Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'> }> {
+  const site = await store.site.getSite();
   if (!site) throw new PermanentTaskError('No site is imported: there is nothing to apply the plan to');
   const instant = (text: string) => {
     const ms = parseInstant(text);
@@ -58,15 +58,15 @@ export function previewedPlan(
   }));
   const versions: Record<string, number> = {};
   const bookings: Record<string, BookingRow> = {};
-  const keep = (id: string, stillAsPreviewed: (b: BookingRow) => boolean) => {
-    const b = queries.bookings.get(id);
+  const keep = async (id: string, stillAsPreviewed: (b: BookingRow) => boolean) => {
+    const b = await store.bookings.get(id);
     if (b) bookings[id] = b;
     const unedited = b !== undefined && (seen === undefined || seen.versions[id] === b.version);
     versions[id] = b && unedited && b.status === 'confirmed' && stillAsPreviewed(b) ? b.version : CHANGED;
   };
-  for (const m of moves) keep(m.bookingId, (b) => b.roomId === m.fromRoom && b.startAt === m.fromStart);
+  for (const m of moves) await keep(m.bookingId, (b) => b.roomId === m.fromRoom && b.startAt === m.fromStart);
   // An unresolved booking stayed in its offline room: as previewed while it is still confirmed there.
-  for (const u of preview.unresolvedBookings) keep(u.bookingId, (b) => preview.offlineRooms.includes(b.roomId));
+  for (const u of preview.unresolvedBookings) await keep(u.bookingId, (b) => preview.offlineRooms.includes(b.roomId));
   const plan = {
     affected: preview.affected,
     moves,

@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { z } from 'zod';
-import type { Queries } from '@reflow/db';
+import type { StoreQueries } from '@reflow/db';
 import { ReflowInputError } from './errors.ts';
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD');
@@ -55,7 +55,7 @@ export interface ReflowInput {
 }
 
 /** Checks what the schema cannot: real dates, rooms that exist, a window inside the month. */
-export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInput {
+export async function resolveReflowArgs(args: ReflowArgs, store: StoreQueries): Promise<ReflowInput> {
   // Calendar dates, in UTC: the process's own zone could skip a midnight.
   const monthStart = DateTime.fromISO(`${args.month}-01`, { zone: 'utc' });
   if (!monthStart.isValid) throw new ReflowInputError('RFL_BAD_MONTH', `month ${args.month} is not a real month`);
@@ -76,7 +76,7 @@ export function resolveReflowArgs(args: ReflowArgs, queries: Queries): ReflowInp
       );
   }
   if (from > to) throw new ReflowInputError('RFL_FROM_AFTER_TO', `from ${from} is after to ${to}`);
-  const known = new Set(queries.site.listRooms().map((r) => r.id));
+  const known = new Set((await store.site.listRooms()).map((r) => r.id));
   const unknown = args.offline_rooms.filter((r) => !known.has(r));
   if (unknown.length)
     throw new ReflowInputError(

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import type { Connection, Queries } from '@reflow/db';
+import type { Store } from '@reflow/db';
 import type { Plan, SolveProgress } from '@reflow/solver';
 import type { Applied, ApplyHooks } from './apply-plan.ts';
 import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
@@ -31,12 +31,10 @@ const WORKER_FILE = fileURLToPath(
 );
 
 export interface ReflowTaskOptions {
-  connection: Connection;
-  queries: Queries;
+  store: Store;
   /** How long a cancelled solve may take to notice before its thread is terminated. */
   cancelGraceMs?: number;
   componentBudgetMs?: number;
-  now?: () => number;
   /** Test-only fault injection inside the apply transaction; never set in production. */
   applyHooks?: ApplyHooks;
   /** Told how long each solve and each apply took, in milliseconds (for metrics). */
@@ -45,13 +43,12 @@ export interface ReflowTaskOptions {
 
 /** The reflow_month task: snapshot on the main thread, solve in a worker, apply with the terminal write. */
 export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<ReflowInput> {
-  const { queries } = options;
-  const now = options.now ?? Date.now;
+  const { store } = options;
   return {
     kind: REFLOW_KIND,
     describe: (input) => `Queued: reflow ${input.offlineRooms.join(', ')}, ${humanRange(input.from, input.to)}`,
     // Overlapping reflows that apply run one after the other; the later one snapshots after the earlier applied.
-    scope: (input) => reflowScope(input, queries),
+    scope: (input) => reflowScope(input, store),
     async run(input, ctx) {
       const decision = ctx.resumed?.responses[DECISION];
       if (ctx.resumed && decision !== undefined) {
@@ -61,7 +58,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
           `${decided.decision === 'approved' ? 'Approved' : 'Rejected'} by operator ${decided.by}${decided.reason ? `: ${decided.reason}` : ''}`,
           decided,
         );
-        return finishOperatorDecision(input, ctx.taskId, parked, decided, queries, now, options);
+        return finishOperatorDecision(input, ctx.taskId, parked, decided, options);
       }
       if (ctx.resumed)
         return finishApproval(
@@ -69,21 +66,19 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
           ctx.taskId,
           ctx.resumed.state as AwaitingApproval,
           ctx.resumed.responses[APPROVAL],
-          queries,
-          now,
           options,
         );
       if (input.planOf) {
-        const preview = queries.tasks.get(input.planOf);
+        const preview = await store.tasks.get(input.planOf);
         const stored = preview?.result ? (JSON.parse(preview.result) as StoredPreview) : undefined;
         const result = stored?.structuredContent;
         if (!stored || !result || result.applied)
           throw new PermanentTaskError(`Dry run ${input.planOf} is gone (past its time-to-live) or was not a dry run`);
         ctx.progress(`Applying exactly the plan previewed by dry run ${input.planOf}`);
-        const { plan, kept } = previewedPlan(result, readPreviewMeta(stored), queries);
-        return applyOutcome(input, ctx.taskId, plan, kept, queries, now, options);
+        const { plan, kept } = await previewedPlan(result, readPreviewMeta(stored), store);
+        return applyOutcome(input, ctx.taskId, plan, kept, options);
       }
-      const snapshot = readSnapshot(input, queries);
+      const snapshot = await readSnapshot(input, store);
       const affected = countAffected(snapshot);
       ctx.progress(progressMessage(input, affected));
       const stopFlag = newStopFlag();
@@ -124,7 +119,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
           state: keepForApproval(plan, snapshot),
           message: `Waiting for approval: ${approvalQuestion(input, plan)}`,
         };
-      return applyOutcome(input, ctx.taskId, plan, snapshot, queries, now, options);
+      return applyOutcome(input, ctx.taskId, plan, snapshot, options);
     },
   };
 }
@@ -135,17 +130,15 @@ function applyOutcome(
   taskId: string,
   plan: Plan,
   kept: Kept,
-  queries: Queries,
-  now: () => number,
   hooks: Hooks,
   approval?: 'accepted',
   operatorDecision?: OperatorDecision,
 ): TaskOutcome {
   return {
     status: 'completed',
-    commit: () => {
+    commit: async (tx) => {
       const applyStart = performance.now();
-      const applied = applyPlan(taskId, plan, kept, queries, now(), hooks.applyHooks);
+      const applied = await applyPlan(taskId, plan, kept, tx, hooks.applyHooks);
       hooks.observe?.applied?.(performance.now() - applyStart);
       const result = {
         ...buildResult(input, plan, applied, kept, true),
@@ -163,12 +156,10 @@ function finishApproval(
   taskId: string,
   parked: AwaitingApproval,
   answer: unknown,
-  queries: Queries,
-  now: () => number,
   hooks: Hooks,
 ): TaskOutcome {
   if (approved(answer) && input.operatorApproval) return awaitOperatorFor(input, parked.plan, parked.kept);
-  if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, hooks, 'accepted');
+  if (approved(answer)) return applyOutcome(input, taskId, parked.plan, parked.kept, hooks, 'accepted');
   const result = { ...buildResult(input, parked.plan, parked.plan, parked.kept, false), approval: 'declined' as const };
   return {
     status: 'completed',
@@ -190,13 +181,11 @@ function finishOperatorDecision(
   taskId: string,
   parked: AwaitingApproval,
   decision: OperatorDecision,
-  queries: Queries,
-  now: () => number,
   hooks: Hooks,
 ): TaskOutcome {
   const approval = input.confirm ? ('accepted' as const) : undefined;
   if (decision.decision === 'approved')
-    return applyOutcome(input, taskId, parked.plan, parked.kept, queries, now, hooks, approval, decision);
+    return applyOutcome(input, taskId, parked.plan, parked.kept, hooks, approval, decision);
   const result = {
     ...buildResult(input, parked.plan, parked.plan, parked.kept, false),
     ...(approval ? { approval } : {}),

@@ -1,4 +1,4 @@
-import type { Queries } from '@reflow/db';
+import type { Store, StoreQueries } from '@reflow/db';
 import { PermanentTaskError, type TaskHandler } from '@reflow/tasks';
 import { z } from 'zod';
 import { humanRange, toLocalIso } from './local-time.ts';
@@ -44,20 +44,19 @@ interface Restore {
   title: string;
 }
 
-export function revertTaskHandler(options: { queries: Queries; now?: () => number }): TaskHandler<RevertInput> {
-  const { queries } = options;
-  const now = options.now ?? Date.now;
+export function revertTaskHandler(options: { store: Store }): TaskHandler<RevertInput> {
+  const { store } = options;
   return {
     kind: REVERT_KIND,
     describe: (input) =>
       `Queued: revert reflow ${input.reflowTaskId} (${input.reflow.offlineRooms.join(', ')}, ${humanRange(input.reflow.from, input.reflow.to)})`,
-    scope: (input) => reflowScope(input.reflow, queries),
+    scope: (input) => reflowScope(input.reflow, store),
     async run(input, ctx) {
       ctx.progress(`Putting back what reflow ${input.reflowTaskId} moved`);
       return {
         status: 'completed',
-        commit: () => {
-          const result = revert(ctx.taskId, input.reflowTaskId, queries, now());
+        commit: async (tx) => {
+          const result = await revert(ctx.taskId, input.reflowTaskId, tx);
           const text = `Put back ${result.restored} booking(s); ${result.notRestored} could not be (reflow ${input.reflowTaskId}).`;
           const lines = [text, ...result.notRestoredBookings.slice(0, 10).map((u) => `- ${u.bookingId}: ${u.reason}`)];
           return {
@@ -70,15 +69,21 @@ export function revertTaskHandler(options: { queries: Queries; now?: () => numbe
   };
 }
 
-function revert(taskId: string, reflowTaskId: string, queries: Queries, at: number): RevertResult {
-  const zone = queries.site.getSite()?.timezone ?? 'UTC';
+async function revert(taskId: string, reflowTaskId: string, tx: StoreQueries): Promise<RevertResult> {
+  const at = await tx.now();
+  const zone = (await tx.site.getSite())?.timezone ?? 'UTC';
   const notRestored: RevertResult['notRestoredBookings'] = [];
   const candidates: Restore[] = [];
-  const moves = queries.audit.movesOf(reflowTaskId);
-  if (moves.length === 0 && queries.audit.unresolvedOf(reflowTaskId).length === 0)
+  const moves = await tx.audit.movesOf(reflowTaskId);
+  const unresolved = await tx.audit.unresolvedOf(reflowTaskId);
+  if (moves.length === 0 && unresolved.length === 0)
     throw new PermanentTaskError(`Reflow ${reflowTaskId} left no audit of moves to put back`);
+  // Every booking it may put back, locked until the transaction ends (PostgreSQL row locks).
+  const locked = new Map(
+    (await tx.bookings.getForUpdate([...moves, ...unresolved].map((b) => b.bookingId))).map((b) => [b.id, b]),
+  );
   for (const m of moves) {
-    const b = queries.bookings.get(m.bookingId);
+    const b = locked.get(m.bookingId);
     if (!b || b.status !== 'confirmed' || b.roomId !== m.toRoom || b.startAt !== m.toStart) {
       notRestored.push({
         bookingId: m.bookingId,
@@ -99,9 +104,9 @@ function revert(taskId: string, reflowTaskId: string, queries: Queries, at: numb
       title: b.title,
     });
   }
-  for (const u of queries.audit.unresolvedOf(reflowTaskId)) {
+  for (const u of unresolved) {
     if (u.code === 'changed') continue; // the reflow left it alone
-    const b = queries.bookings.get(u.bookingId);
+    const b = locked.get(u.bookingId);
     if (!b || b.status !== 'needs_rebooking') {
       notRestored.push({
         bookingId: u.bookingId,
@@ -117,9 +122,9 @@ function revert(taskId: string, reflowTaskId: string, queries: Queries, at: numb
 
   // An original slot may only overlap bookings that are themselves going back (leaving it); drop
   // until stable, as an apply does, since a booking that stays may block another in turn.
-  const conflictIn = confirmedAround(
+  const conflictIn = await confirmedAround(
     candidates.map((c) => ({ roomId: c.roomId, start: c.start, end: c.end })),
-    queries,
+    tx,
   );
   let going = candidates;
   for (let dropped = true; dropped;) {
@@ -143,11 +148,11 @@ function revert(taskId: string, reflowTaskId: string, queries: Queries, at: numb
   for (const c of going) {
     const ok =
       c.how === 'move'
-        ? queries.bookings.move(c.bookingId, c.version, { roomId: c.roomId, startAt: c.start, endAt: c.end })
-        : queries.bookings.setStatus(c.bookingId, c.version, 'confirmed');
+        ? await tx.bookings.move(c.bookingId, c.version, { roomId: c.roomId, startAt: c.start, endAt: c.end })
+        : await tx.bookings.setStatus(c.bookingId, c.version, 'confirmed');
     if (!ok) throw new Error(`Booking ${c.bookingId} changed inside the revert transaction`);
     if (c.how === 'move')
-      queries.audit.recordMove({
+      await tx.audit.recordMove({
         taskId,
         bookingId: c.bookingId,
         fromRoom: c.from!.roomId,
@@ -166,7 +171,7 @@ function revert(taskId: string, reflowTaskId: string, queries: Queries, at: numb
     });
   }
   for (const u of notRestored)
-    queries.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: at });
+    await tx.audit.recordUnresolved({ taskId, bookingId: u.bookingId, code: u.code, reason: u.reason, recordedAt: at });
   return {
     reflowTaskId,
     restored: restored.length,

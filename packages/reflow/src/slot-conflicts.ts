@@ -1,4 +1,4 @@
-import type { BookingRow, Queries } from '@reflow/db';
+import type { BookingRow, StoreQueries } from '@reflow/db';
 
 export interface Slot {
   roomId: string;
@@ -11,16 +11,16 @@ export interface Slot {
  * else can write until it commits), so each target slot is checked in memory rather than by one
  * query per move. Read after the plan's unresolved bookings vacated their slots.
  */
-export function confirmedAround(
+export async function confirmedAround(
   slots: Slot[],
-  queries: Queries,
-): (slot: Slot, ignore: ReadonlySet<string>) => BookingRow | undefined {
+  tx: StoreQueries,
+): Promise<(slot: Slot, ignore: ReadonlySet<string>) => BookingRow | undefined> {
   const byRoom = new Map<string, BookingRow[]>();
   if (slots.length > 0) {
     let from = Infinity;
     let to = -Infinity;
     for (const s of slots) [from, to] = [Math.min(from, s.start), Math.max(to, s.end)];
-    const rows = queries.bookings.overlapping({
+    const rows = await tx.bookings.overlapping({
       from,
       to,
       roomIds: [...new Set(slots.map((s) => s.roomId))],

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { BookingRow, Queries } from '@reflow/db';
+import type { BookingRow, StoreQueries } from '@reflow/db';
 import type { Problem } from '@reflow/solver';
 import { PermanentTaskError, type TaskScope } from '@reflow/tasks';
 import type { ReflowInput } from './reflow-args.ts';
@@ -34,28 +34,28 @@ function readDays(input: ReflowInput): { first: string; last: string } {
  * every two reflows share rooms; they conflict when the days they read and write overlap. A dry run
  * writes nothing and holds nothing.
  */
-export function reflowScope(input: ReflowInput, queries: Queries): TaskScope | undefined {
-  const site = queries.site.getSite();
+export async function reflowScope(input: ReflowInput, store: StoreQueries): Promise<TaskScope | undefined> {
+  const site = await store.site.getSite();
   if (input.dryRun || !site) return undefined;
   const { first, last } = readDays(input);
   return { key: 'bookings', start: localMidnight(first, site.timezone), end: nextLocalMidnight(last, site.timezone) };
 }
 
 /** Reads what the solver needs, as instants: rooms' opening hours per local day and the confirmed bookings around the window. */
-export function readSnapshot(input: ReflowInput, queries: Queries): Snapshot {
-  const site = queries.site.getSite();
+export async function readSnapshot(input: ReflowInput, store: StoreQueries): Promise<Snapshot> {
+  const site = await store.site.getSite();
   if (!site) throw new PermanentTaskError('No site has been imported yet', -32602);
   const zone = site.timezone;
   const window = { start: localMidnight(input.from, zone), end: nextLocalMidnight(input.to, zone) };
   const { first, last } = readDays(input);
   const days = localDates(first, last);
-  const rooms = queries.site.listRooms().map((room) => ({
+  const rooms = (await store.site.listRooms()).map((room) => ({
     id: room.id,
     capacity: room.capacity,
     features: [...room.features].sort(),
     open: days.map((d) => ({ start: atLocalTime(d, room.opensAt, zone), end: atLocalTime(d, room.closesAt, zone) })),
   }));
-  const rows = queries.bookings.overlapping({
+  const rows = await store.bookings.overlapping({
     from: localMidnight(first, zone),
     to: nextLocalMidnight(last, zone),
     statuses: ['confirmed'],

@@ -1,4 +1,4 @@
-import { inTransaction, StaleAttemptError, type Connection, type Queries, type TaskRow } from '@reflow/db';
+import { StaleAttemptError, type Store, type TaskRow } from '@reflow/db';
 import type { Logger } from './logger.ts';
 import { resumedInput } from './input-gate.ts';
 import { ProgressThrottle } from './progress-throttle.ts';
@@ -6,14 +6,12 @@ import { PermanentTaskError, type TaskHandler, type TaskOutcome } from './types.
 import type { WorkerPool } from './worker-pool.ts';
 
 export interface AttemptDeps {
-  connection: Connection;
-  queries: Queries;
+  store: Store;
   pool: WorkerPool;
   instanceId: string;
   leaseMs: number;
   heartbeatMs: number;
   logger: Logger;
-  now: () => number;
   onProgress: (taskId: string, message: string) => void;
   /** Least time between two progress writes of an attempt (default PROGRESS_INTERVAL_MS). */
   progressIntervalMs?: number;
@@ -42,22 +40,33 @@ export async function runAttempt(
   abort: AbortController,
   deps: AttemptDeps,
 ): Promise<AttemptEnd> {
-  const { queries, logger } = deps;
+  const { store, logger } = deps;
   const fence = { taskId: row.id, attempt: row.attempt, claimedBy: deps.instanceId };
   const log = logger.child({ taskId: row.id, attempt: row.attempt, kind: row.kind });
+  const lost = () => {
+    if (!abort.signal.aborted) abort.abort(new AttemptInterrupted('lease lost'));
+  };
   const heartbeat = setInterval(() => {
-    const now = deps.now();
-    if (!queries.tasks.renewLease(fence, now + deps.leaseMs, now)) abort.abort(new AttemptInterrupted('lease lost'));
+    store.tasks.renewLease(fence, deps.leaseMs).then(
+      (renewed) => renewed || lost(),
+      (error: unknown) => log.warn({ err: error }, 'lease renewal failed; retrying at the next heartbeat'),
+    );
   }, deps.heartbeatMs);
   heartbeat.unref();
+  // Progress writes one after the other, in the order reported; the terminal write waits for them.
+  let writes = Promise.resolve();
   const progress = new ProgressThrottle((message, data) => {
-    if (queries.tasks.progress(fence, deps.now(), message, data)) deps.onProgress(row.id, message);
-    // Refused: the task was cancelled, expired or taken over (after a stall). Stop now rather than at the next heartbeat.
-    else if (!abort.signal.aborted) abort.abort(new AttemptInterrupted('lease lost'));
+    writes = writes
+      .then(async () => {
+        if (await store.tasks.progress(fence, message, data)) deps.onProgress(row.id, message);
+        // Refused: the task was cancelled, expired or taken over (after a stall). Stop now rather than at the next heartbeat.
+        else lost();
+      })
+      .catch((error: unknown) => log.warn({ err: error }, 'progress write failed'));
   }, deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
   log.info('task attempt started');
   try {
-    const resumed = resumedInput(row, queries);
+    const resumed = await resumedInput(row, store);
     const outcome: TaskOutcome = await handler.run(row.input, {
       taskId: row.id,
       attempt: row.attempt,
@@ -69,8 +78,9 @@ export async function runAttempt(
     });
     // The last progress before the outcome, so the history shows how far the work got.
     progress.flush();
+    await writes;
     if (outcome.status === 'input_required') {
-      queries.inputs.park(fence, deps.now(), {
+      await store.inputs.park(fence, {
         requests: outcome.requests,
         state: outcome.state,
         message: outcome.message,
@@ -80,14 +90,14 @@ export async function runAttempt(
       log.info('task parked waiting for input');
       return 'parked';
     }
-    inTransaction(deps.connection, () => {
+    await store.transaction(async (tx) => {
       // The fence is judged after the work is written, at the moment the transaction commits: an
       // apply that ran past the TTL rolls back with it.
       if (outcome.status === 'completed') {
-        const { result, message } = 'commit' in outcome ? outcome.commit() : outcome;
-        queries.tasks.finish(fence, deps.now(), { status: 'completed', result: JSON.stringify(result), message });
+        const { result, message } = 'commit' in outcome ? await outcome.commit(tx) : outcome;
+        await tx.tasks.finish(fence, { status: 'completed', result: JSON.stringify(result), message });
       } else {
-        queries.tasks.finish(fence, deps.now(), outcome);
+        await tx.tasks.finish(fence, outcome);
       }
     });
     log.info({ status: outcome.status }, 'task attempt finished');
@@ -96,36 +106,32 @@ export async function runAttempt(
     if (error instanceof StaleAttemptError || abort.signal.aborted) {
       // Cancelled, superseded, or shutting down: whatever this attempt computed is discarded. A clean
       // shutdown does not count against the task's attempts; it did not fail.
-      const reason = abort.signal.reason;
+      const reason: unknown = abort.signal.reason;
       const shutdown = reason instanceof AttemptInterrupted && reason.why === 'shutting down';
-      const released = queries.tasks.release(
+      const released = await store.tasks.release(
         fence,
-        deps.now(),
         shutdown
           ? 'The server shut down before this attempt finished; the task waits for the next start'
           : 'Attempt stopped; the task waits for the next worker',
         { refundAttempt: shutdown },
       );
-      log.info(
-        { reason: String(abort.signal.reason ?? error) },
-        released ? 'task attempt released' : 'task attempt discarded',
-      );
+      log.info({ reason: String(reason ?? error) }, released ? 'task attempt released' : 'task attempt discarded');
       return released ? 'released' : 'lost';
     }
     const message = error instanceof Error ? error.message : String(error);
     const permanent = error instanceof PermanentTaskError;
     if (!permanent && row.attempt < row.maxAttempts) {
       log.warn({ err: error }, 'task attempt failed; will retry');
-      queries.tasks.release(fence, deps.now(), `Attempt ${row.attempt} failed (${message}); retrying`);
+      await store.tasks.release(fence, `Attempt ${row.attempt} failed (${message}); retrying`);
       return 'released';
     }
     log.error({ err: error }, 'task failed');
     const code = permanent ? error.code : -32603;
     const text = permanent ? message : `Failed after ${row.attempt} attempt(s): ${message}`;
-    const data = permanent ? error.data : undefined;
+    const data: unknown = permanent ? error.data : undefined;
     try {
-      inTransaction(deps.connection, () =>
-        queries.tasks.finish(fence, deps.now(), {
+      await store.transaction((tx) =>
+        tx.tasks.finish(fence, {
           status: 'failed',
           error: { code, message: text, ...(data ? { data } : {}) },
           message: text,

@@ -18,5 +18,5 @@ export type { Logger } from './logger.ts';
 export { heldPollIntervalFor, pollIntervalFor, MAX_POLL_INTERVAL_MS, type PollSituation } from './poll-interval.ts';
 export { newTaskId, dedupeKey } from './task-id.ts';
 export { toTaskView } from './task-view.ts';
-export { OwnedTaskStore } from './owned-task-store.ts';
+export { OwnedTaskStore, type OwnedTaskView } from './owned-task-store.ts';
 export { pendingRequests, resumedInput } from './input-gate.ts';

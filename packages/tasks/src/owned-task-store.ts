@@ -3,6 +3,9 @@ import { pendingRequests } from './input-gate.ts';
 import { isTerminal, type TaskEngine } from './task-engine.ts';
 import { toTaskView } from './task-view.ts';
 
+/** A task as get() shows it: the view, and while it waits for input, what it waits on. */
+export type OwnedTaskView = ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> };
+
 /**
  * The engine as a task store keyed by owner: another owner's task reads as no task at all.
  * `seesAll` (an operator) sees and cancels every task; the cancel records who asked.
@@ -13,36 +16,33 @@ export class OwnedTaskStore {
     private readonly options: { seesAll?: boolean } = {},
   ) {}
 
-  get(
-    taskId: string,
-    owner: string,
-  ): (ReturnType<typeof toTaskView> & { inputRequests?: Record<string, unknown> }) | undefined {
-    const row = this.engine.peek(taskId);
+  async get(taskId: string, owner: string): Promise<OwnedTaskView | undefined> {
+    const row = await this.engine.peek(taskId);
     if (!row || !this.#visibleTo(row, owner)) return undefined;
-    const view = toTaskView(row, this.engine.pollIntervalFor(row));
+    const view = toTaskView(row, await this.engine.pollIntervalFor(row));
     // A task waiting for input shows what it waits on (SEP-2663 inputRequests, by wire key).
     return row.status === 'input_required'
-      ? { ...view, inputRequests: pendingRequests(row, this.engine.queries) }
+      ? { ...view, inputRequests: await pendingRequests(row, this.engine.store) }
       : view;
   }
 
   /** Delivers input responses; false when no such task is visible. Unmatched keys are ignored; the events record who answered. */
-  update(taskId: string, owner: string, inputResponses: Record<string, unknown>): boolean {
-    const row = this.engine.get(taskId);
+  async update(taskId: string, owner: string, inputResponses: Record<string, unknown>): Promise<boolean> {
+    const row = await this.engine.get(taskId);
     if (!row || !this.#visibleTo(row, owner)) return false;
-    this.engine.answer(taskId, inputResponses, owner);
+    await this.engine.answer(taskId, inputResponses, owner);
     return true;
   }
 
   /** True only for the owner of a task past its TTL: anyone else still hears "not found". */
-  expired(taskId: string, owner: string): boolean {
+  expired(taskId: string, owner: string): Promise<boolean> {
     return this.engine.expired(taskId, owner);
   }
 
-  cancel(taskId: string, owner: string): boolean {
-    const row = this.engine.get(taskId);
+  async cancel(taskId: string, owner: string): Promise<boolean> {
+    const row = await this.engine.get(taskId);
     if (!row || !this.#visibleTo(row, owner)) return false;
-    this.engine.cancel(taskId, owner);
+    await this.engine.cancel(taskId, owner);
     return true;
   }
 
@@ -52,24 +52,29 @@ export class OwnedTaskStore {
    * undefined). Undefined, and nothing is followed, when no such task is visible. Writes of other
    * processes sharing the database are caught by a re-read every `recheckMs`.
    */
-  watch(
+  async watch(
     taskId: string,
     owner: string,
-    onChange: (task: ReturnType<OwnedTaskStore['get']>) => void,
+    onChange: (task: OwnedTaskView | undefined) => void,
     recheckMs = 1_000,
-  ): (() => void) | undefined {
-    const first = this.get(taskId, owner);
+  ): Promise<(() => void) | undefined> {
+    const first = await this.get(taskId, owner);
     if (!first) return undefined;
     let last = seenAs(first);
     let stopped = false;
+    // Reads one after the other, so changes are told in the order they were read.
+    let reads = Promise.resolve();
     const check = () => {
-      if (stopped) return;
-      const task = this.get(taskId, owner);
-      const seen = task ? seenAs(task) : 'gone';
-      if (seen === last) return;
-      last = seen;
-      if (!task || isTerminal(task.status)) stop();
-      onChange(task);
+      reads = reads
+        .then(async () => {
+          const task = await this.get(taskId, owner);
+          const seen = task ? seenAs(task) : 'gone';
+          if (stopped || seen === last) return;
+          last = seen;
+          if (!task || isTerminal(task.status)) stop();
+          onChange(task);
+        })
+        .catch(() => undefined); // a failed read is retried by the next change or recheck
     };
     const unsubscribe = this.engine.watch(taskId, check);
     const timer = setInterval(check, recheckMs);
@@ -89,6 +94,6 @@ export class OwnedTaskStore {
 }
 
 /** What a follower tells apart: the poll interval and timestamps alone are no news. */
-function seenAs(task: NonNullable<ReturnType<OwnedTaskStore['get']>>): string {
+function seenAs(task: OwnedTaskView): string {
   return JSON.stringify([task.status, task.statusMessage ?? null, Object.keys(task.inputRequests ?? {})]);
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import type { AnswerOutcome, Connection, Queries, TaskPollRow, TaskRow } from '@reflow/db';
-import { heldFor, queriesFor } from '@reflow/db';
+import type { AnswerOutcome, Store, StoreSignal, TaskPollRow, TaskRow } from '@reflow/db';
+import { heldFor } from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
 import type { Logger } from './logger.ts';
@@ -14,16 +14,21 @@ import type { CreateTaskRequest, TaskHandler } from './types.ts';
 import type { WorkerPool } from './worker-pool.ts';
 
 export interface TaskEngineOptions {
-  connection: Connection;
+  store: Store;
   pool: WorkerPool;
   logger: Logger;
   /** Attempts running at once; defaults to the pool size. */
   concurrency?: number;
+  /** A claim's lease; this node's heartbeat runs every third of it, and a node silent for a lease is dead. */
   leaseMs?: number;
   sweepIntervalMs?: number;
   defaultTtlMs?: number;
   basePollIntervalMs?: number;
   maxAttempts?: number;
+  /**
+   * For hints only (poll intervals, attempt durations); defaults to the store's clock. Every lease,
+   * TTL and fence is judged by the store's own clock.
+   */
   now?: () => number;
 }
 
@@ -32,12 +37,16 @@ export const isTerminal = (status: string) => TERMINAL.has(status);
 
 /**
  * The durable task engine: a task row is committed before anyone hears of its id; workers claim
- * rows with a lease; every write of an attempt is fenced by (id, attempt, claimant).
+ * rows with a lease; every write of an attempt is fenced by (id, attempt, claimant). Each engine is
+ * a node of the store: registered with a heartbeat, so a survivor takes over a dead node's tasks.
  */
 export class TaskEngine {
-  /** Who claims: random per engine, plus host and pid so a restart can tell its dead predecessor's claims. */
+  /**
+   * Who claims, and this node's id: random per engine, plus host and pid so a restart on the same
+   * host can tell its dead predecessor's claims.
+   */
   readonly instanceId = `inst_${randomBytes(8).toString('hex')}@${hostname()}:${process.pid}`;
-  readonly queries: Queries;
+  readonly store: Store;
   readonly #handlers = new Map<string, TaskHandler<any>>();
   readonly #running = new Map<string, AbortController>();
   readonly #events = new EventEmitter();
@@ -45,7 +54,12 @@ export class TaskEngine {
   readonly #queue: QueuePositions;
   readonly #o: Required<Omit<TaskEngineOptions, 'concurrency'>> & { concurrency: number };
   #sweeper?: NodeJS.Timeout;
+  #heartbeat?: NodeJS.Timeout;
+  #unsubscribe?: () => void;
   #stopping = false;
+  /** The claim loop under way, if any; a kick meanwhile (counted) asks it to go round once more. */
+  #kicking: Promise<void> | undefined;
+  #kicks = 0;
 
   constructor(options: TaskEngineOptions) {
     this.#o = {
@@ -55,11 +69,11 @@ export class TaskEngine {
       defaultTtlMs: 86_400_000,
       basePollIntervalMs: 1_000,
       maxAttempts: 3,
-      now: Date.now,
+      now: () => options.store.clock(),
       ...options,
     };
-    this.queries = queriesFor(options.connection);
-    this.#queue = new QueuePositions((now) => this.queries.tasks.queueOrder(now));
+    this.store = options.store;
+    this.#queue = new QueuePositions(() => this.store.tasks.queueOrder());
     this.#events.setMaxListeners(0);
   }
 
@@ -69,84 +83,118 @@ export class TaskEngine {
   }
 
   /**
-   * Reclaims at once what a dead process on this host left `working` (no waiting for its leases to
-   * lapse; claims of live processes or other hosts are left to their leases), then starts working
-   * the queue and sweeping.
+   * Registers this node, reclaims at once what a dead process on this host left `working` (SQLite:
+   * no waiting for its leases to lapse; claims of live processes or other hosts are left to their
+   * leases and heartbeats), then starts working the queue, heartbeating and sweeping.
    */
-  start(): void {
-    const now = this.#o.now();
-    const dead = deadClaimants(this.queries.tasks.claimants(), this.instanceId);
-    const reclaimed = this.queries.tasks.releaseClaimsOf(
-      dead,
-      now,
-      'The process running this attempt stopped; the task waits for the next worker',
-    );
-    if (reclaimed)
-      this.#o.logger.warn({ reclaimed, claimants: dead }, 'reclaimed tasks left working by a previous process');
-    this.#sweep();
-    this.#sweeper = setInterval(() => this.#sweep(), this.#o.sweepIntervalMs);
+  async start(): Promise<void> {
+    await this.store.nodes.register({
+      id: this.instanceId,
+      host: hostname(),
+      pid: process.pid,
+      workers: this.#o.concurrency,
+    });
+    if (this.store.dialect === 'sqlite') {
+      const dead = deadClaimants(await this.store.tasks.claimants(), this.instanceId);
+      const reclaimed = await this.store.tasks.releaseClaimsOf(
+        dead,
+        'The process running this attempt stopped; the task waits for the next worker',
+      );
+      if (reclaimed)
+        this.#o.logger.warn({ reclaimed, claimants: dead }, 'reclaimed tasks left working by a previous process');
+    }
+    this.#unsubscribe = this.store.onSignal((signal, taskId) => this.#heard(signal, taskId));
+    this.#heartbeat = setInterval(() => void this.#beat(), Math.max(50, Math.floor(this.#o.leaseMs / 3)));
+    this.#heartbeat.unref();
+    await this.#sweep();
+    this.#sweeper = setInterval(() => void this.#sweep(), this.#o.sweepIntervalMs);
     this.#sweeper.unref();
-    this.kick();
+  }
+
+  /** A change made by this or another node: work to claim now, or an attempt of ours to stop. */
+  #heard(signal: StoreSignal, taskId: string): void {
+    if (signal === 'cancelled') {
+      // A cancel sent to another node reaches the worker here; nothing of the attempt is applied (fenced).
+      this.#running.get(taskId)?.abort(new AttemptInterrupted('cancelled'));
+      this.#events.emit(`settled:${taskId}`);
+    } else if (!this.#stopping) void this.kick();
   }
 
   /**
-   * Creates a task, committed (synchronous=FULL) before this returns. An identical request from the
-   * same owner while one is still running returns that one instead.
+   * Tells the store this node lives and what it runs. Declared dead meanwhile (a stall longer than
+   * a lease): its claims were released and may run elsewhere, so its attempts stop, and it joins again.
    */
-  create(request: CreateTaskRequest): { task: TaskRow; created: boolean } {
+  async #beat(): Promise<boolean> {
+    try {
+      if (await this.store.nodes.heartbeat(this.instanceId, [...this.#running.keys()])) return true;
+      this.#o.logger.warn('this node was declared dead (its heartbeat lapsed); stopping its attempts');
+      for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('lease lost'));
+      if (!this.#stopping)
+        await this.store.nodes.register({
+          id: this.instanceId,
+          host: hostname(),
+          pid: process.pid,
+          workers: this.#o.concurrency,
+        });
+      return false;
+    } catch (error) {
+      this.#o.logger.error({ err: error }, 'node heartbeat failed');
+      return false;
+    }
+  }
+
+  /**
+   * Creates a task, committed (synchronous=FULL) before this resolves. An identical request from the
+   * same owner while one is still running resolves with that one instead.
+   */
+  async create(request: CreateTaskRequest): Promise<{ task: TaskRow; created: boolean }> {
     const handler = this.#handlers.get(request.kind);
     if (!handler) throw new Error(`No handler for task kind ${request.kind}`);
     if (this.#stopping) throw new Error('The server is shutting down and accepts no new tasks');
-    const now = this.#o.now();
     const key = dedupeKey(request.kind, request.input);
-    const ttlMs = request.ttlMs ?? this.#o.defaultTtlMs;
     const message = handler.describe?.(request.input) ?? `Queued ${request.kind}`;
-    const scope = handler.scope?.(request.input);
-    const result = this.queries.tasks.createOrFind(
+    const scope = await handler.scope?.(request.input);
+    const result = await this.store.tasks.createOrFind(
       {
         id: newTaskId(),
         owner: request.owner,
         kind: request.kind,
         input: request.input,
         dedupeKey: key,
-        status: 'working',
         statusMessage: message,
-        createdAt: now,
-        lastUpdatedAt: now,
-        ttlMs,
-        expiresAt: now + ttlMs,
-        pollIntervalMs: this.pollIntervalMs(request.kind),
+        ttlMs: request.ttlMs ?? this.#o.defaultTtlMs,
+        pollIntervalMs: await this.pollIntervalMs(request.kind),
         maxAttempts: handler.maxAttempts ?? this.#o.maxAttempts,
         ...(scope ? { scopeKey: scope.key, scopeStart: scope.start, scopeEnd: scope.end } : {}),
       },
       { message, data: { by: request.owner } },
-      now,
-      request.admit,
+      request.admit ? (tx) => request.admit!(tx) : undefined,
     );
-    if (result.created) queueMicrotask(() => this.kick());
+    if (result.created) queueMicrotask(() => void this.kick());
     return result;
   }
 
   /** The task as stored, or undefined when unknown or past its TTL. */
-  get(taskId: string): TaskRow | undefined {
-    const row = this.queries.tasks.get(taskId);
-    return row && row.expiresAt > this.#o.now() ? row : undefined;
+  get(taskId: string): Promise<TaskRow | undefined> {
+    return this.store.tasks.get(taskId);
   }
 
   /** What a poll shows of the task (no input), or undefined when unknown or past its TTL. */
-  peek(taskId: string): TaskPollRow | undefined {
-    const row = this.queries.tasks.poll(taskId);
-    return row && row.expiresAt > this.#o.now() ? row : undefined;
+  peek(taskId: string): Promise<TaskPollRow | undefined> {
+    return this.store.tasks.poll(taskId);
   }
 
   /** Whether `owner` had a task `taskId` that has passed its TTL (swept or not); false for anyone else. */
-  expired(taskId: string, owner: string): boolean {
-    return this.queries.tasks.expiredOwner(taskId, this.#o.now()) === owner;
+  async expired(taskId: string, owner: string): Promise<boolean> {
+    return (await this.store.tasks.expiredOwner(taskId)) === owner;
   }
 
-  /** Requests cancellation: the row turns `cancelled` now; a running attempt is stopped and its work discarded. */
-  cancel(taskId: string, by: string): boolean {
-    const changed = this.queries.tasks.cancel(taskId, this.#o.now(), 'Cancelled', by);
+  /**
+   * Requests cancellation: the row turns `cancelled` now; a running attempt is stopped (here, or on
+   * the node that runs it, through the store's signal) and its work discarded.
+   */
+  async cancel(taskId: string, by: string): Promise<boolean> {
+    const changed = await this.store.tasks.cancel(taskId, 'Cancelled', by);
     if (changed) {
       this.#running.get(taskId)?.abort(new AttemptInterrupted('cancelled'));
       this.#events.emit(`settled:${taskId}`);
@@ -159,16 +207,21 @@ export class TaskEngine {
    * party). Keys it is not waiting on (unknown, from an earlier round, already answered) are
    * ignored; the last awaited answer puts it back in the queue.
    */
-  answer(taskId: string, responses: Record<string, unknown>, by: string, awaiting?: string): AnswerOutcome {
-    const outcome = this.queries.inputs.answer(taskId, this.#o.now(), responses, by, awaiting);
+  async answer(
+    taskId: string,
+    responses: Record<string, unknown>,
+    by: string,
+    awaiting?: string,
+  ): Promise<AnswerOutcome> {
+    const outcome = await this.store.inputs.answer(taskId, responses, by, awaiting);
     this.#events.emit(`changed:${taskId}`);
-    if (outcome.resumed) queueMicrotask(() => this.kick());
+    if (outcome.resumed) queueMicrotask(() => void this.kick());
     return outcome;
   }
 
   /** The poll interval for a task created now (of `kind`, when known): behind the whole queue. */
-  pollIntervalMs(kind?: string): number {
-    const ahead = this.queries.tasks.queueDepth(this.#o.now());
+  async pollIntervalMs(kind?: string): Promise<number> {
+    const ahead = await this.store.tasks.queueDepth();
     return this.#pollInterval({
       ahead,
       running: false,
@@ -182,7 +235,7 @@ export class TaskEngine {
    * run, against how long attempts of its kind take. A finished task shows the one it was created
    * with: nothing is left to wait for.
    */
-  pollIntervalFor(row: TaskPollRow): number {
+  async pollIntervalFor(row: TaskPollRow): Promise<number> {
     if (isTerminal(row.status)) return row.pollIntervalMs;
     if (row.status === 'input_required') return this.#o.basePollIntervalMs;
     const now = this.#o.now();
@@ -190,7 +243,7 @@ export class TaskEngine {
       return heldPollIntervalFor(this.#o.basePollIntervalMs, now - row.lastUpdatedAt);
     const running = row.claimedBy !== null && (row.leaseExpiresAt ?? 0) >= now;
     return this.#pollInterval({
-      ahead: running ? 0 : this.#queue.ahead(row, now),
+      ahead: running ? 0 : await this.#queue.ahead(row, now),
       running,
       elapsedMs: running && row.startedAt !== null ? now - row.startedAt : 0,
       typicalMs: this.#durations.typical(row.kind),
@@ -210,11 +263,12 @@ export class TaskEngine {
   waitFor(taskId: string, onProgress?: (message: string) => void, signal?: AbortSignal): Promise<TaskRow | undefined> {
     return new Promise((resolve, reject) => {
       const check = () => {
-        const row = this.get(taskId);
-        if (!row || isTerminal(row.status)) {
-          cleanup();
-          resolve(row);
-        }
+        this.get(taskId).then((row) => {
+          if (!row || isTerminal(row.status)) {
+            cleanup();
+            resolve(row);
+          }
+        }, reject);
       };
       const progress = (message: string) => onProgress?.(message);
       // A backstop poll: the task may be finished by another process sharing the database.
@@ -259,13 +313,33 @@ export class TaskEngine {
     return this.#running.size;
   }
 
-  /** Claims queued tasks while there is room. Called on create, on finish and by the sweeper. */
-  kick(): void {
+  /**
+   * Claims queued tasks while there is room. Called on create, on finish, on a store signal and by
+   * the sweeper. One claim loop at a time: a kick while one runs makes it go round once more.
+   */
+  kick(): Promise<void> {
+    this.#kicks++;
+    if (this.#kicking) return this.#kicking;
+    this.#kicking = (async () => {
+      try {
+        let seen;
+        do {
+          seen = this.#kicks;
+          await this.#claimWhileRoom();
+        } while (seen !== this.#kicks && !this.#stopping);
+      } catch (error) {
+        this.#o.logger.error({ err: error }, 'claiming queued tasks failed');
+      } finally {
+        this.#kicking = undefined;
+      }
+    })();
+    return this.#kicking;
+  }
+
+  async #claimWhileRoom(): Promise<void> {
     while (!this.#stopping && this.#running.size < this.#o.concurrency) {
       // Never its own running tasks: their leases may have lapsed while their attempts live on.
-      const row = this.queries.tasks.claimNext(this.instanceId, this.#o.now(), this.#o.leaseMs, [
-        ...this.#running.keys(),
-      ]);
+      const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()]);
       if (!row) return;
       this.#launch(row);
     }
@@ -279,61 +353,78 @@ export class TaskEngine {
     const startedAt = this.#o.now();
     const run = handler
       ? runAttempt(row, handler, abort, {
-          connection: this.#o.connection,
-          queries: this.queries,
+          store: this.store,
           pool: this.#o.pool,
           instanceId: this.instanceId,
           leaseMs: this.#o.leaseMs,
           heartbeatMs: Math.max(50, Math.floor(this.#o.leaseMs / 3)),
           logger: this.#o.logger,
-          now: this.#o.now,
           onProgress: (id, message) => this.#events.emit(`progress:${id}`, message),
         })
-      : Promise.resolve(
-          this.queries.tasks.failExhausted(row.id, this.#o.now(), {
-            code: -32603,
-            message: `No handler for task kind ${row.kind}`,
-          }) && 'finished',
-        );
+      : this.store.tasks
+          .failExhausted(row.id, { code: -32603, message: `No handler for task kind ${row.kind}` })
+          .then((failed) => (failed ? ('finished' as const) : ('lost' as const)));
     run
       .then((outcome) => {
         if (outcome === 'finished') this.#durations.record(row.kind, this.#o.now() - startedAt);
       })
-      .catch((error) => this.#o.logger.error({ err: error, taskId: row.id }, 'task attempt crashed'))
+      .catch((error: unknown) => this.#o.logger.error({ err: error, taskId: row.id }, 'task attempt crashed'))
       .finally(() => {
         if (this.#running.get(row.id) === abort) this.#running.delete(row.id);
         this.#events.emit(`settled:${row.id}`);
-        if (!this.#stopping) setImmediate(() => this.kick());
+        if (!this.#stopping) setImmediate(() => void this.kick());
       });
   }
 
-  #sweep(): void {
-    const now = this.#o.now();
+  /**
+   * Fails tasks out of attempts, deletes expired ones, and takes over the tasks of dead nodes: this
+   * node first proves itself alive (a stalled node never reaps itself), then every node whose
+   * heartbeat lapsed for a lease is declared dead and its claims released, then it claims.
+   */
+  async #sweep(): Promise<void> {
     try {
-      for (const row of this.queries.tasks.listExhausted(now, [...this.#running.keys()])) {
+      if (await this.#beat()) {
+        const dead = await this.store.nodes.reapLapsed(
+          this.#o.leaseMs,
+          'The node running this attempt stopped answering; the task waits for the next worker',
+        );
+        if (dead.length > 0)
+          this.#o.logger.warn({ nodes: dead }, 'took over the tasks of nodes whose heartbeat lapsed');
+      }
+      for (const row of await this.store.tasks.listExhausted([...this.#running.keys()])) {
         const error = {
           code: -32603,
           message: `Gave up after ${row.attempt} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,
         };
-        if (this.queries.tasks.failExhausted(row.id, now, error)) this.#events.emit(`settled:${row.id}`);
+        if (await this.store.tasks.failExhausted(row.id, error)) this.#events.emit(`settled:${row.id}`);
       }
-      const swept = this.queries.tasks.sweepExpired(now);
+      const swept = await this.store.tasks.sweepExpired();
       if (swept) this.#o.logger.info({ swept }, 'expired tasks deleted');
-      this.kick();
+      await this.kick();
     } catch (error) {
       this.#o.logger.error({ err: error }, 'task sweep failed');
     }
   }
 
-  /** Stops claiming, gives running attempts `graceMs` to finish, then releases the rest for the next start. */
+  /**
+   * Stops claiming, gives running attempts `graceMs` to finish, releases the rest for the next
+   * start, then leaves the store's nodes (any claim still held is released at once).
+   */
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopping = true;
     clearInterval(this.#sweeper);
+    clearInterval(this.#heartbeat);
+    this.#unsubscribe?.();
     const deadline = Date.now() + graceMs;
     while (this.#running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('shutting down'));
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 10));
-    // Synchronous callers waiting on a task that now stays queued hear so instead of hanging.
+    await this.#kicking;
+    await this.store.nodes.unregister(
+      this.instanceId,
+      'The server shut down before this attempt finished; the task waits for the next worker',
+    );
+    // Callers waiting on a task that now stays queued hear so instead of hanging.
     this.#events.emit('stopping');
   }
 }

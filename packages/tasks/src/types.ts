@@ -1,4 +1,4 @@
-import type { TaskError, TaskRow } from '@reflow/db';
+import type { StoreQueries, TaskError, TaskRow } from '@reflow/db';
 import type { WorkerPool } from './worker-pool.ts';
 
 export type { TaskError, TaskRow };
@@ -32,10 +32,10 @@ export type TaskOutcome =
   | {
       status: 'completed';
       /**
-       * Synchronous writes that must commit together with the terminal state, or not at all. It runs
-       * inside that transaction and returns the result and message to record.
+       * Writes that must commit together with the terminal state, or not at all. It runs inside that
+       * transaction, through `tx` only (never the outer store), and returns the result and message to record.
        */
-      commit: () => { result: unknown; message: string };
+      commit: (tx: StoreQueries) => Promise<{ result: unknown; message: string }>;
     }
   | { status: 'failed'; error: TaskError; message: string }
   | {
@@ -65,7 +65,7 @@ export interface TaskHandler<Input = unknown> {
    * What the task works on exclusively: tasks of the same key whose [start, end) ranges overlap never
    * run at once; a later one waits in the queue. Undefined: it may run alongside anything.
    */
-  scope?(input: Input): TaskScope | undefined;
+  scope?(input: Input): Promise<TaskScope | undefined>;
   run(input: Input, ctx: RunContext): Promise<TaskOutcome>;
 }
 
@@ -94,7 +94,7 @@ export interface CreateTaskRequest {
   ttlMs?: number;
   /**
    * Called only when a new task would be written (not for a duplicate of running work), inside the
-   * creating transaction; throw to refuse. Where per-principal limits go.
+   * creating transaction, through `tx` only; throw to refuse. Where per-principal limits go.
    */
-  admit?: () => void;
+  admit?(tx: StoreQueries): Promise<void>;
 }
