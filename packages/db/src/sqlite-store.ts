@@ -8,12 +8,20 @@ import { queriesFor, type Queries } from './queries/queries-for.ts';
 import type { SiteData } from './queries/site-queries.ts';
 import type { TaskListCursor } from './queries/task-list-queries.ts';
 import { EventEmitter } from 'node:events';
+import { resolve } from 'node:path';
 import type { NewTask, NodeStore, Store, StoreQueries, StoreSignal } from './store.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** The clock every lease, TTL and timestamp is judged by (tests move it); Date.now by default. */
   clock?: () => number;
 }
+
+/**
+ * The transaction open on each file, shared by every store of this process on that file: a plain
+ * write of one store runs synchronously and would wait for the file's write lock (busy_timeout),
+ * blocking the very event loop the other store's open transaction needs to finish. So it waits here.
+ */
+const openOnFile = new Map<string | symbol, Promise<void>>();
 
 export class SqliteStore implements Store {
   readonly dialect = 'sqlite' as const;
@@ -23,14 +31,22 @@ export class SqliteStore implements Store {
   readonly connection: Connection;
   /** Built on first use: queries prepare their statements, which needs the tables migrated. */
   #q: Queries | undefined;
-  /** Settles when the transaction now open ends; undefined when none is. */
-  #open: Promise<void> | undefined;
+  readonly #file: string | symbol;
+  /** Settles when the transaction now open on this file (by any store of this process) ends; undefined when none is. */
+  get #open(): Promise<void> | undefined {
+    return openOnFile.get(this.#file);
+  }
+  set #open(open: Promise<void> | undefined) {
+    if (open) openOnFile.set(this.#file, open);
+    else openOnFile.delete(this.#file);
+  }
   readonly #inside: StoreQueries;
   readonly #outside: StoreQueries;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.connection = openDatabase(path, options);
     this.location = path;
+    this.#file = path === ':memory:' || path === '' ? Symbol(path) : resolve(path);
     this.clock = options.clock ?? Date.now;
     this.#inside = this.#groups(true, (fn) => Promise.resolve().then(fn));
     this.#outside = this.#groups(false, async (fn) => {

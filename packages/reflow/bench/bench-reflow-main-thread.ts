@@ -11,7 +11,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { inTransaction, migrateDatabase, openDatabase, queriesFor } from '@reflow/db';
+import { openSqliteStore } from '@reflow/db';
 import { generateScenario, renderSiteJson, SCENARIO_SIZES, type ScenarioSize } from '@reflow/seed';
 import { loadHighsEngine, solve } from '@reflow/solver';
 import { applyPlan } from '../src/apply-plan.ts';
@@ -39,10 +39,9 @@ const scenario = generateScenario({ seed: Number(opts.seed), ...SCENARIO_SIZES[o
 const dir = mkdtempSync(join(tmpdir(), 'bench-reflow-'));
 try {
   const basePath = join(dir, 'base.db');
-  const base = openDatabase(basePath);
-  migrateDatabase(base);
-  const baseQueries = queriesFor(base);
-  importSite(JSON.parse(renderSiteJson(scenario.site)), baseQueries);
+  const base = openSqliteStore(basePath);
+  await base.migrate();
+  await importSite(JSON.parse(renderSiteJson(scenario.site)), base);
   const input: ReflowInput = {
     month: scenario.month,
     offlineRooms: scenario.offline_rooms,
@@ -52,27 +51,27 @@ try {
   };
 
   // readSnapshot: cold (cache emptied before each call) vs warm.
-  const time = (fn: () => void) => {
+  const time = async (fn: () => Promise<unknown>) => {
     const t0 = performance.now();
-    fn();
+    await fn();
     return performance.now() - t0;
   };
-  readSnapshot(input, baseQueries); // warm the JIT and the statement cache once
+  await readSnapshot(input, base); // warm the JIT and the statement cache once
   let coldMs = 0;
   let warmMs = 0;
   for (let i = 0; i < reps; i++) {
     clearLocalTimeCache();
-    coldMs += time(() => readSnapshot(input, baseQueries));
-    warmMs += time(() => readSnapshot(input, baseQueries));
+    coldMs += await time(() => readSnapshot(input, base));
+    warmMs += await time(() => readSnapshot(input, base));
   }
-  const snapshot = readSnapshot(input, baseQueries);
+  const snapshot = await readSnapshot(input, base);
 
   await loadHighsEngine();
   const solveStart = performance.now();
   const plan = localisePlan(solve(snapshot.problem), snapshot.timezone);
   const solveMs = performance.now() - solveStart;
-  base.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  base.close();
+  base.connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  await base.close();
 
   // applyPlan: each repetition on a fresh copy of the database, inside one write transaction.
   let applyMs = 0;
@@ -83,13 +82,13 @@ try {
   for (let i = 0; i <= reps; i++) {
     const path = join(dir, `apply-${i}.db`);
     copyFileSync(basePath, path);
-    const connection = openDatabase(path);
-    const queries = queriesFor(connection);
+    const store = openSqliteStore(path);
+    const { connection } = store;
     let inside = 0;
-    const total = time(() =>
-      inTransaction(connection, () => {
-        inside = time(() => {
-          const applied = applyPlan('bench-task', plan, snapshot, queries, Date.now());
+    const total = await time(() =>
+      store.transaction(async (tx) => {
+        inside = await time(async () => {
+          const applied = await applyPlan('bench-task', plan, snapshot, tx);
           moved = applied.moves.length;
           unresolved = applied.unresolved.length;
         });
@@ -107,7 +106,7 @@ try {
       .raw()
       .all();
     outcome = createHash('sha256').update(JSON.stringify(state)).digest('hex').slice(0, 12);
-    connection.close();
+    await store.close();
     rmSync(path, { force: true });
     rmSync(`${path}-wal`, { force: true });
     rmSync(`${path}-shm`, { force: true });

@@ -6,16 +6,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { inTransaction, migrateDatabase, openDatabase, queriesFor, type Connection } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import type { Move, Plan } from '@reflow/solver';
 import { applyPlan } from '../src/apply-plan.ts';
 import { importSite } from '../src/import-site.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'reflow-chain-'));
-const open: Connection[] = [];
-after(() => {
-  for (const c of open) c.close();
+const open: SqliteStore[] = [];
+after(async () => {
+  for (const s of open) await s.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -29,12 +29,12 @@ interface Row {
 }
 
 /** A fresh demo site, and three confirmed bookings of one length in three rooms: A, B and C. */
-function setUp(name: string) {
-  const connection = openDatabase(join(dir, `${name}.db`));
-  open.push(connection);
-  migrateDatabase(connection);
-  const queries = queriesFor(connection);
-  importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queries);
+async function setUp(name: string) {
+  const store = openSqliteStore(join(dir, `${name}.db`));
+  open.push(store);
+  const { connection } = store;
+  await store.migrate();
+  await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
   // The first A (by id) with a B and a C of its length in two other rooms; correlated lookups, not
   // a three-way join of every booking (which took over a minute on the demo month).
   const ids = connection.sqlite
@@ -52,7 +52,7 @@ function setUp(name: string) {
     )
     .get() as { a: string; b: string; c: string };
   const row = (id: string) => connection.sqlite.prepare('SELECT * FROM bookings WHERE id = ?').get(id) as Row;
-  return { connection, queries, row, A: row(ids.a), B: row(ids.b), C: row(ids.c) };
+  return { store, connection, row, A: row(ids.a), B: row(ids.b), C: row(ids.c) };
 }
 
 const move = (from: Row, to: { room: string; start: number }): Move => ({
@@ -80,22 +80,22 @@ function chainPlan(A: Row, B: Row, C: Row): Plan {
   };
 }
 
-const cancel = (c: Connection, id: string) =>
+const cancel = (c: SqliteStore['connection'], id: string) =>
   c.sqlite.prepare("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?").run(id);
 
-test('a chain of moves applies: A takes the slot B leaves', () => {
-  const { connection, queries, row, A, B, C } = setUp('chain');
+test('a chain of moves applies: A takes the slot B leaves', async () => {
+  const { store, connection, row, A, B, C } = await setUp('chain');
   cancel(connection, C.id);
   const plan = chainPlan(A, B, C);
   const versions = { [A.id]: A.version, [B.id]: B.version };
-  const applied = inTransaction(connection, () => applyPlan('t1', plan, { versions, generation: 1 }, queries, 1));
+  const applied = await store.transaction((tx) => applyPlan('t1', plan, { versions, generation: 1 }, tx));
   assert.deepEqual(applied.unresolved, []);
   assert.equal(applied.moves.length, 2);
   assert.deepEqual([row(A.id).room_id, row(A.id).start_at], [B.room_id, B.start_at]);
   assert.deepEqual([row(B.id).room_id, row(B.id).start_at], [C.room_id, C.start_at]);
 
   // The same plan again (a retried commit): every booking changed since, so nothing is written.
-  const again = inTransaction(connection, () => applyPlan('t2', plan, { versions, generation: 1 }, queries, 2));
+  const again = await store.transaction((tx) => applyPlan('t2', plan, { versions, generation: 1 }, tx));
   assert.deepEqual(again.moves, []);
   assert.deepEqual(
     again.unresolved.map((u) => u.code),
@@ -105,8 +105,8 @@ test('a chain of moves applies: A takes the slot B leaves', () => {
   assert.equal(connection.sqlite.prepare("SELECT count(*) FROM reflow_moves WHERE task_id = 't2'").pluck().get(), 0);
 });
 
-test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still holds', () => {
-  const { connection, queries, row, A, B, C } = setUp('blocked');
+test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still holds', async () => {
+  const { store, connection, row, A, B, C } = await setUp('blocked');
   cancel(connection, C.id);
   connection.sqlite
     .prepare(
@@ -114,14 +114,8 @@ test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still
        VALUES ('bk-walk-in', ?, ?, ?, 'Walk-in', 'cust-walk', 1, '[]', 0, 'confirmed', 1)`,
     )
     .run(C.room_id, C.start_at, C.end_at);
-  const applied = inTransaction(connection, () =>
-    applyPlan(
-      't1',
-      chainPlan(A, B, C),
-      { versions: { [A.id]: A.version, [B.id]: B.version }, generation: 1 },
-      queries,
-      1,
-    ),
+  const applied = await store.transaction((tx) =>
+    applyPlan('t1', chainPlan(A, B, C), { versions: { [A.id]: A.version, [B.id]: B.version }, generation: 1 }, tx),
   );
   assert.deepEqual(applied.moves, []);
   const byId = new Map(applied.unresolved.map((u) => [u.bookingId, u]));
@@ -138,8 +132,8 @@ test('B’s target taken meanwhile: B is dropped, and then A, whose slot B still
   assert.equal(row('bk-walk-in').status, 'confirmed');
 });
 
-test('bookings the plan could not place need rebooking; one edited meanwhile is left as it is and reported changed', () => {
-  const { connection, queries, row, A, B } = setUp('unresolved');
+test('bookings the plan could not place need rebooking; one edited meanwhile is left as it is and reported changed', async () => {
+  const { store, connection, row, A, B } = await setUp('unresolved');
   const unresolved = [
     { bookingId: A.id, code: 'no_suitable_room' as const, reason: 'no room fits' },
     { bookingId: B.id, code: 'no_suitable_room' as const, reason: 'no room fits' },
@@ -147,8 +141,8 @@ test('bookings the plan could not place need rebooking; one edited meanwhile is 
   const plan: Plan = { ...chainPlan(A, B, A), moves: [], unresolved, movedBound: 0 };
   // B is edited after the snapshot: it keeps its state, and is reported changed instead of the solver's reason.
   connection.sqlite.prepare('UPDATE bookings SET version = version + 1 WHERE id = ?').run(B.id);
-  const applied = inTransaction(connection, () =>
-    applyPlan('t1', plan, { versions: { [A.id]: A.version, [B.id]: B.version }, generation: 1 }, queries, 1),
+  const applied = await store.transaction((tx) =>
+    applyPlan('t1', plan, { versions: { [A.id]: A.version, [B.id]: B.version }, generation: 1 }, tx),
   );
   assert.deepEqual(applied.moves, []);
   assert.deepEqual(

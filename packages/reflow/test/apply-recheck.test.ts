@@ -5,32 +5,33 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor, type Connection } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler, type ReflowInput, type ReflowResult } from '../src/index.ts';
 
 const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 let dir: string;
-let connection: Connection;
+let store: SqliteStore;
+let connection: SqliteStore['connection'];
 let pool: WorkerPool;
 let engine: TaskEngine;
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reflow-recheck-'));
-  connection = openDatabase(join(dir, 'r.db'));
-  migrateDatabase(connection);
-  const queries = queriesFor(connection);
-  importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queries);
+  store = openSqliteStore(join(dir, 'r.db'));
+  connection = store.connection;
+  await store.migrate();
+  await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
   pool = new WorkerPool(2);
-  engine = new TaskEngine({ connection, pool, logger: silent });
-  engine.register(reflowTaskHandler({ connection, queries }));
-  engine.start();
+  engine = new TaskEngine({ store, pool, logger: silent });
+  engine.register(reflowTaskHandler({ store }));
+  await engine.start();
 });
 after(async () => {
   await engine.stop(0);
   await pool.close();
-  connection.close();
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -56,7 +57,7 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
   // The solver is deterministic: a dry run shows the moves the real run will plan.
   const dry = resultOf(
     await engine.waitFor(
-      engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09', true) }).task.id,
+      (await engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09', true) })).task.id,
     ),
   );
   assert.ok(dry.moves.length >= 2);
@@ -67,7 +68,7 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
   const toStart = Date.parse(blocked.toStart);
   const intruder = 'bk-walk-in';
 
-  const { task } = engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09') });
+  const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09') });
   let edited = false;
   // The first progress message is written once the snapshot is read, before the worker solves.
   const done = await engine.waitFor(task.id, () => {
@@ -113,12 +114,15 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
 });
 
 test('two overlapping reflows never apply at once: the second waits, then plans from the bookings the first wrote', async () => {
-  const first = engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-14', '2026-09-16') }).task.id;
-  const second = engine.create({
-    owner: 'o',
-    kind: REFLOW_KIND,
-    input: { ...input('2026-09-16', '2026-09-18'), offlineRooms: ['studio-a'] },
-  }).task.id;
+  const first = (await engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-14', '2026-09-16') })).task
+    .id;
+  const second = (
+    await engine.create({
+      owner: 'o',
+      kind: REFLOW_KIND,
+      input: { ...input('2026-09-16', '2026-09-18'), offlineRooms: ['studio-a'] },
+    })
+  ).task.id;
   const [a, b] = await Promise.all([engine.waitFor(first), engine.waitFor(second)]);
   assert.deepEqual([a?.status, b?.status], ['completed', 'completed']);
   assert.ok(

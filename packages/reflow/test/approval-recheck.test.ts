@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor } from '@reflow/db';
+import { openSqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler, type ReflowResult } from '../src/index.ts';
@@ -16,28 +16,31 @@ const YES = { action: 'accept', content: { apply: true } };
 
 test('bookings edited while the approval question was open are reported changed, unresolved ones too', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-approval-'));
-  const connection = openDatabase(join(dir, 'r.db'));
-  migrateDatabase(connection);
-  const queries = queriesFor(connection);
-  importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queries);
+  const store = openSqliteStore(join(dir, 'r.db'));
+  const { connection } = store;
+  await store.migrate();
+  await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
   const pool = new WorkerPool(1);
-  const engine = new TaskEngine({ connection, pool, logger: silent });
-  engine.register(reflowTaskHandler({ connection, queries }));
+  const engine = new TaskEngine({ store, pool, logger: silent });
+  engine.register(reflowTaskHandler({ store }));
   t.after(async () => {
     await engine.stop(0);
     await pool.close();
-    connection.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  engine.start();
+  await engine.start();
   const input = { month: '2026-09', offlineRooms: ['studio-b'], from: '2026-09-01', to: '2026-09-30', dryRun: false };
-  const { task } = engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...input, confirm: true } });
+  const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...input, confirm: true } });
   const deadline = Date.now() + 60_000;
-  while (engine.get(task.id)?.status !== 'input_required') {
-    assert.ok(Date.now() < deadline && engine.get(task.id)?.status === 'working', 'the task parks for approval');
+  while ((await engine.get(task.id))?.status !== 'input_required') {
+    assert.ok(
+      Date.now() < deadline && (await engine.get(task.id))?.status === 'working',
+      'the task parks for approval',
+    );
     await new Promise((r) => setTimeout(r, 20));
   }
-  const kept = queries.inputs.get(task.id)!.state as {
+  const kept = (await store.inputs.get(task.id))!.state as {
     plan: { moves: { bookingId: string }[]; unresolved: { bookingId: string; code: string }[] };
   };
   assert.ok(kept.plan.unresolved.length >= 2 && kept.plan.moves.length >= 1, 'the plan moves some and leaves some');
@@ -51,8 +54,8 @@ test('bookings edited while the approval question was open are reported changed,
   const statusOf = (id: string) =>
     (connection.sqlite.prepare('SELECT status FROM bookings WHERE id = ?').get(id) as { status: string }).status;
   const before = edited.map((id) => statusOf(id));
-  const key = Object.keys(queries.inputs.get(task.id)!.pending)[0];
-  engine.answer(task.id, { [key]: YES }, 'o');
+  const key = Object.keys((await store.inputs.get(task.id))!.pending)[0];
+  await engine.answer(task.id, { [key]: YES }, 'o');
   const done = await engine.waitFor(task.id);
   assert.equal(done?.status, 'completed', JSON.stringify(done?.error));
   const result = (JSON.parse(done.result!) as { structuredContent: ReflowResult }).structuredContent;

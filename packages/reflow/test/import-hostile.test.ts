@@ -5,22 +5,24 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor, type Connection } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite, ReflowInputError } from '../src/index.ts';
 
 const demo = JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8'));
 let dir: string;
-let connection: Connection;
+let store: SqliteStore;
+let connection: SqliteStore['connection'];
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reflow-import-hostile-'));
-  connection = openDatabase(join(dir, 'r.db'));
-  migrateDatabase(connection);
-  importSite(demo, queriesFor(connection));
+  store = openSqliteStore(join(dir, 'r.db'));
+  connection = store.connection;
+  await store.migrate();
+  await importSite(demo, store);
 });
-after(() => {
-  connection.close();
+after(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -31,7 +33,7 @@ const snapshot = () =>
     connection.sqlite.prepare('SELECT * FROM site').all(),
   ]);
 
-test('hostile site files are refused with the place named, and change nothing', () => {
+test('hostile site files are refused with the place named, and change nothing', async () => {
   const cases: [string, () => unknown, RegExp][] = [
     ['null', () => null, /Invalid site file: file: /],
     ['an array', () => [demo], /Invalid site file: file: /],
@@ -87,14 +89,11 @@ test('hostile site files are refused with the place named, and change nothing', 
   ];
   const before = snapshot();
   for (const [name, build, message] of cases) {
-    assert.throws(
-      () => importSite(build(), queriesFor(connection), { replace: true }),
-      (e: unknown) => {
-        assert.ok(e instanceof ReflowInputError, `${name}: ${String(e)}`);
-        assert.match(e.message, message, name);
-        return true;
-      },
-    );
+    await assert.rejects(importSite(build(), store, { replace: true }), (e: unknown) => {
+      assert.ok(e instanceof ReflowInputError, `${name}: ${String(e)}`);
+      assert.match(e.message, message, name);
+      return true;
+    });
     assert.equal(snapshot(), before, `${name}: nothing written`);
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted');

@@ -5,21 +5,23 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor, type Connection } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite, ReflowInputError } from '../src/index.ts';
 
 const demo = JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8'));
 let dir: string;
-let connection: Connection;
+let store: SqliteStore;
+let connection: SqliteStore['connection'];
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reflow-import-'));
-  connection = openDatabase(join(dir, 'r.db'));
-  migrateDatabase(connection);
+  store = openSqliteStore(join(dir, 'r.db'));
+  connection = store.connection;
+  await store.migrate();
 });
-after(() => {
-  connection.close();
+after(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -28,8 +30,8 @@ const checksum = () =>
     connection.sqlite.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').all(),
   );
 
-test('the demo month imports whole', () => {
-  const summary = importSite(demo, queriesFor(connection));
+test('the demo month imports whole', async () => {
+  const summary = await importSite(demo, store);
   assert.deepEqual(summary, {
     site: 'Riverside Studios',
     rooms: demo.rooms.length,
@@ -38,16 +40,16 @@ test('the demo month imports whole', () => {
   });
 });
 
-test('a second import without --replace is refused and changes nothing', () => {
+test('a second import without --replace is refused and changes nothing', async () => {
   const before = checksum();
-  assert.throws(
-    () => importSite(demo, queriesFor(connection)),
+  await assert.rejects(
+    importSite(demo, store),
     (e: unknown) => e instanceof ReflowInputError && e.code === 'RFL_SITE_EXISTS',
   );
   assert.equal(checksum(), before);
 });
 
-test('bad files name the record and field, and change nothing', () => {
+test('bad files name the record and field, and change nothing', async () => {
   const clone = () => structuredClone(demo);
   const cases: [string, (f: any) => void, RegExp][] = [
     [
@@ -89,21 +91,18 @@ test('bad files name the record and field, and change nothing', () => {
   for (const [name, mutate, message] of cases) {
     const file = clone();
     mutate(file);
-    assert.throws(
-      () => importSite(file, queriesFor(connection), { replace: true }),
-      (e: unknown) => {
-        assert.ok(e instanceof ReflowInputError, name);
-        assert.match(e.message, message, name);
-        return true;
-      },
-    );
+    await assert.rejects(importSite(file, store, { replace: true }), (e: unknown) => {
+      assert.ok(e instanceof ReflowInputError, name);
+      assert.match(e.message, message, name);
+      return true;
+    });
     assert.equal(checksum(), before, `${name}: nothing written`);
   }
 });
 
-test('--replace swaps the site in one transaction', () => {
+test('--replace swaps the site in one transaction', async () => {
   const file = structuredClone(demo);
   file.bookings = file.bookings.slice(0, 10);
-  importSite(file, queriesFor(connection), { replace: true });
-  assert.equal(queriesFor(connection).site.bookingCount(), 10);
+  await importSite(file, store, { replace: true });
+  assert.equal(await store.site.bookingCount(), 10);
 });

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor, type Connection } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler } from '../src/index.ts';
@@ -17,24 +17,24 @@ const INPUT = { month: '2026-09', offlineRooms: ['studio-b'], from: '2026-09-07'
 
 async function withEngine(t: { after(fn: () => Promise<void>): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-reimport-'));
-  const connection = openDatabase(join(dir, 'r.db'));
-  migrateDatabase(connection);
-  const queries = queriesFor(connection);
-  importSite(SITE, queries);
+  const store = openSqliteStore(join(dir, 'r.db'));
+  const { connection } = store;
+  await store.migrate();
+  await importSite(SITE, store);
   const pool = new WorkerPool(1);
-  const engine = new TaskEngine({ connection, pool, logger: silent });
-  engine.register(reflowTaskHandler({ connection, queries }));
+  const engine = new TaskEngine({ store, pool, logger: silent });
+  engine.register(reflowTaskHandler({ store }));
   t.after(async () => {
     await engine.stop(0);
     await pool.close();
-    connection.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  engine.start();
-  return { connection, queries, engine };
+  await engine.start();
+  return { connection, store, engine };
 }
 
-const bookings = (c: Connection) =>
+const bookings = (c: SqliteStore['connection']) =>
   c.sqlite.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').all();
 
 function assertRefused(done: { status: string; error: unknown } | undefined) {
@@ -44,15 +44,15 @@ function assertRefused(done: { status: string; error: unknown } | undefined) {
 }
 
 test('a plan solved before an import --replace does not overwrite the re-imported bookings', async (t) => {
-  const { connection, queries, engine } = await withEngine(t);
-  const { task } = engine.create({ owner: 'o', kind: REFLOW_KIND, input: INPUT });
+  const { connection, store, engine } = await withEngine(t);
+  const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: INPUT });
   let reimported: unknown;
+  let replacing: Promise<unknown> | undefined;
   // The first progress is written once the snapshot is read, before the worker solves: replace the site then.
   const done = await engine.waitFor(task.id, () => {
-    if (reimported) return;
-    importSite(SITE, queries, { replace: true });
-    reimported = bookings(connection);
+    replacing ??= importSite(SITE, store, { replace: true }).then(() => (reimported = bookings(connection)));
   });
+  await replacing;
   assert.ok(reimported, 'the site was replaced while the reflow solved');
   assertRefused(done);
   assert.deepEqual(bookings(connection), reimported, 'the re-imported bookings are as imported');
@@ -60,26 +60,29 @@ test('a plan solved before an import --replace does not overwrite the re-importe
 });
 
 test('a plan awaiting approval across an import --replace applies nothing when approved', async (t) => {
-  const { connection, queries, engine } = await withEngine(t);
-  const { task } = engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...INPUT, confirm: true } });
+  const { connection, store, engine } = await withEngine(t);
+  const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...INPUT, confirm: true } });
   const deadline = Date.now() + 60_000;
-  while (engine.get(task.id)?.status !== 'input_required') {
-    assert.ok(Date.now() < deadline && engine.get(task.id)?.status === 'working', 'the task parks for approval');
+  while ((await engine.get(task.id))?.status !== 'input_required') {
+    assert.ok(
+      Date.now() < deadline && (await engine.get(task.id))?.status === 'working',
+      'the task parks for approval',
+    );
     await new Promise((r) => setTimeout(r, 20));
   }
-  importSite(SITE, queries, { replace: true });
+  await importSite(SITE, store, { replace: true });
   const reimported = bookings(connection);
-  const key = Object.keys(queries.inputs.get(task.id)!.pending)[0];
-  engine.answer(task.id, { [key]: { action: 'accept', content: { apply: true } } }, 'o');
+  const key = Object.keys((await store.inputs.get(task.id))!.pending)[0];
+  await engine.answer(task.id, { [key]: { action: 'accept', content: { apply: true } } }, 'o');
   assertRefused(await engine.waitFor(task.id));
   assert.deepEqual(bookings(connection), reimported);
   assert.equal(connection.sqlite.prepare('SELECT count(*) FROM reflow_moves').pluck().get(), 0);
 });
 
 test('each replacing import is a new site generation; a first import is generation 1', async (t) => {
-  const { queries } = await withEngine(t);
-  assert.equal(queries.site.getSite()!.generation, 1);
-  importSite(SITE, queries, { replace: true });
-  importSite(SITE, queries, { replace: true });
-  assert.equal(queries.site.getSite()!.generation, 3);
+  const { store } = await withEngine(t);
+  assert.equal((await store.site.getSite())!.generation, 1);
+  await importSite(SITE, store, { replace: true });
+  await importSite(SITE, store, { replace: true });
+  assert.equal((await store.site.getSite())!.generation, 3);
 });

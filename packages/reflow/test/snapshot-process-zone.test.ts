@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor } from '@reflow/db';
+import { openSqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite } from '../src/index.ts';
 
@@ -15,13 +15,13 @@ const PRINTER = fileURLToPath(new URL('./fixtures/print-snapshot.ts', import.met
 let dir: string;
 let path: string;
 
-before(() => {
+before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'reflow-tz-'));
   path = join(dir, 'site.db');
-  const connection = openDatabase(path);
-  migrateDatabase(connection);
-  importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), queriesFor(connection));
-  connection.close();
+  const store = openSqliteStore(path);
+  await store.migrate();
+  await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
+  await store.close();
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -3,14 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { migrateDatabase, openDatabase, type Connection } from '@reflow/db';
+import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { TaskEngine, WorkerPool, type Logger, type TaskEngineOptions, type TaskHandler } from '../src/index.ts';
 
 export const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 
 export interface OpenEngine {
   engine: TaskEngine;
-  connection: Connection;
+  store: SqliteStore;
+  /** The store's SQLite connection, for the raw SQL a test uses to set up a situation. */
+  connection: SqliteStore['connection'];
   pool: WorkerPool;
 }
 
@@ -20,17 +22,18 @@ export function engineFactory() {
   let n = 0;
   return {
     freshPath: () => join(dir, `e${++n}.db`),
-    open(
+    /** `now`, when given, is the store's clock (every lease and TTL is judged by it) and the engine's. */
+    async open(
       path: string,
       handlers: TaskHandler<any>[],
-      options: Partial<TaskEngineOptions> & { poolSize?: number; maxOldGenerationSizeMb?: number } = {},
-    ): OpenEngine {
-      const connection = openDatabase(path);
-      migrateDatabase(connection);
+      options: Partial<Omit<TaskEngineOptions, 'store'>> & { poolSize?: number; maxOldGenerationSizeMb?: number } = {},
+    ): Promise<OpenEngine> {
+      const store = openSqliteStore(path, options.now ? { clock: options.now } : {});
+      await store.migrate();
       const pool = new WorkerPool(options.poolSize ?? 1, { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb });
-      const engine = new TaskEngine({ connection, pool, logger: silent, sweepIntervalMs: 60_000, ...options });
+      const engine = new TaskEngine({ store, pool, logger: silent, sweepIntervalMs: 60_000, ...options });
       for (const h of handlers) engine.register(h);
-      const o = { engine, connection, pool };
+      const o = { engine, store, connection: store.connection, pool };
       opened.push(o);
       return o;
     },
@@ -46,7 +49,7 @@ export function engineFactory() {
           ),
         ]);
         await o.pool.close();
-        o.connection.close();
+        await o.store.close();
       }
     },
     removeDir: () => rmSync(dir, { recursive: true, force: true }),
@@ -59,9 +62,9 @@ export function settled(engine: TaskEngine, taskId: string, timeoutMs = 15_000) 
 }
 
 /** Waits (bounded) until `probe` is true. */
-export async function until(probe: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
+  while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(5);
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { after, afterEach, test } from 'node:test';
-import { inTransaction, StaleAttemptError } from '@reflow/db';
+import { StaleAttemptError } from '@reflow/db';
 import { engineFactory, gated, until, settled } from './engine-helper.ts';
 
 const engines = engineFactory();
@@ -12,42 +12,39 @@ after(() => engines.removeDir());
 
 test('a stale attempt is fenced out: no progress, no lease renewal, no terminal write, no release', async () => {
   const job = gated('job');
-  const { engine, connection } = engines.open(engines.freshPath(), [job.handler]);
-  engine.start();
-  const { task } = engine.create({ owner: 'o', kind: 'job', input: {} });
+  const { engine, connection } = await engines.open(engines.freshPath(), [job.handler]);
+  await engine.start();
+  const { task } = await engine.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => job.waiting() === 1, 'the first attempt');
-  const claimed = engine.get(task.id)!;
+  const claimed = (await engine.get(task.id))!;
   const stale = { taskId: task.id, attempt: claimed.attempt, claimedBy: claimed.claimedBy! };
   // Someone else takes the task over (as after a lapsed lease): attempt 2, another claimant.
   connection.sqlite
     .prepare("UPDATE tasks SET attempt = attempt + 1, claimed_by = 'inst_other@elsewhere:1' WHERE id = ?")
     .run(task.id);
-  const q = engine.queries.tasks;
-  assert.equal(q.progress(stale, Date.now(), 'late progress'), false);
-  assert.equal(q.renewLease(stale, Date.now() + 60_000, Date.now()), false);
-  assert.equal(q.release(stale, Date.now(), 'late release'), false);
-  assert.throws(
-    () =>
-      inTransaction(connection, () =>
-        q.finish(stale, Date.now(), { status: 'completed', result: '{}', message: 'late' }),
-      ),
+  const q = engine.store.tasks;
+  assert.equal(await q.progress(stale, 'late progress'), false);
+  assert.equal(await q.renewLease(stale, 60_000), false);
+  assert.equal(await q.release(stale, 'late release'), false);
+  await assert.rejects(
+    engine.store.transaction((tx) => tx.tasks.finish(stale, { status: 'completed', result: '{}', message: 'late' })),
     StaleAttemptError,
   );
-  const row = engine.get(task.id)!;
+  const row = (await engine.get(task.id))!;
   assert.deepEqual(
     [row.status, row.attempt, row.claimedBy, row.result],
     ['working', 2, 'inst_other@elsewhere:1', null],
   );
-  assert.ok(!q.events(task.id).some((e) => e.message.startsWith('late')));
+  assert.ok(!(await q.events(task.id)).some((e) => e.message.startsWith('late')));
   job.openNext();
 });
 
 test('on start, claims of a dead process on this host are released at once; a live or remote claimant keeps its lease', async () => {
   const path = engines.freshPath();
-  const { engine: first, connection } = engines.open(path, [gated('job').handler], { concurrency: 0 });
-  const ids = ['dead', 'live', 'remote'].map(
-    () => first.create({ owner: 'o', kind: 'job', input: { n: Math.random() } }).task.id,
-  );
+  const { engine: first, connection } = await engines.open(path, [gated('job').handler], { concurrency: 0 });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++)
+    ids.push((await first.create({ owner: 'o', kind: 'job', input: { n: Math.random() } })).task.id);
   const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
   const claimants = [
     `inst_aa@${hostname()}:${deadPid}`,
@@ -61,29 +58,30 @@ test('on start, claims of a dead process on this host are released at once; a li
       .run(claimants[i], lease, id),
   );
   const job = gated('job');
-  const { engine } = engines.open(path, [job.handler]);
-  engine.start();
+  const { engine } = await engines.open(path, [job.handler]);
+  await engine.start();
   await until(() => job.waiting() === 1, 'the reclaimed task to run');
+  const rows = await Promise.all(ids.map((id) => engine.get(id)));
   assert.deepEqual(
-    ids.map((id) => engine.get(id)!.claimedBy === claimants[ids.indexOf(id)]),
+    rows.map((row, i) => row!.claimedBy === claimants[i]),
     [false, true, true],
     'only the dead claimant lost its claim',
   );
-  const reclaimed = engine.get(ids[0])!;
+  const reclaimed = (await engine.get(ids[0]))!;
   assert.equal(reclaimed.attempt, 2);
   assert.ok(
-    engine.queries.tasks
-      .events(ids[0])
-      .some((e) => e.kind === 'released' && /process running this attempt stopped/.test(e.message)),
+    (await engine.store.tasks.events(ids[0])).some(
+      (e) => e.kind === 'released' && /process running this attempt stopped/.test(e.message),
+    ),
   );
   job.openNext();
 });
 
 test('an expired lease is reclaimed while running; a task out of attempts fails saying what happened', async () => {
   const path = engines.freshPath();
-  const { engine: first, connection } = engines.open(path, [gated('job').handler], { concurrency: 0 });
-  const lapsed = first.create({ owner: 'o', kind: 'job', input: { n: 1 } }).task.id;
-  const spent = first.create({ owner: 'o', kind: 'job', input: { n: 2 } }).task.id;
+  const { engine: first, connection } = await engines.open(path, [gated('job').handler], { concurrency: 0 });
+  const lapsed = (await first.create({ owner: 'o', kind: 'job', input: { n: 1 } })).task.id;
+  const spent = (await first.create({ owner: 'o', kind: 'job', input: { n: 2 } })).task.id;
   connection.sqlite
     .prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?")
     .run(Date.now() - 1, lapsed);
@@ -91,10 +89,10 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
     .prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 3, lease_expires_at = ? WHERE id = ?")
     .run(Date.now() - 1, spent);
   const job = gated('job');
-  const { engine } = engines.open(path, [job.handler], { sweepIntervalMs: 50 });
-  engine.start();
+  const { engine } = await engines.open(path, [job.handler], { sweepIntervalMs: 50 });
+  await engine.start();
   await until(() => job.waiting() === 1, 'the lapsed task to be reclaimed');
-  assert.equal(engine.get(lapsed)!.attempt, 2);
+  assert.equal((await engine.get(lapsed))!.attempt, 2);
   const failed = await settled(engine, spent);
   assert.equal(failed?.status, 'failed');
   assert.equal(failed.attempt, 3, 'never claimed a fourth time');
@@ -106,21 +104,22 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
 
 test('tasks with overlapping scopes run one after the other; disjoint ones run together', async () => {
   const job = gated('scoped', {
-    scope: (input: { from: number; to: number }) => ({ key: 'k', start: input.from, end: input.to }),
+    scope: async (input: { from: number; to: number }) => ({ key: 'k', start: input.from, end: input.to }),
   });
-  const { engine } = engines.open(engines.freshPath(), [job.handler], { concurrency: 3, poolSize: 1 });
-  engine.start();
-  const a = engine.create({ owner: 'o', kind: 'scoped', input: { from: 0, to: 10 } }).task.id;
-  const b = engine.create({ owner: 'o', kind: 'scoped', input: { from: 5, to: 15 } }).task.id;
-  const c = engine.create({ owner: 'o', kind: 'scoped', input: { from: 10, to: 20 } }).task.id;
+  const { engine } = await engines.open(engines.freshPath(), [job.handler], { concurrency: 3, poolSize: 1 });
+  await engine.start();
+  const a = (await engine.create({ owner: 'o', kind: 'scoped', input: { from: 0, to: 10 } })).task.id;
+  const b = (await engine.create({ owner: 'o', kind: 'scoped', input: { from: 5, to: 15 } })).task.id;
+  const c = (await engine.create({ owner: 'o', kind: 'scoped', input: { from: 10, to: 20 } })).task.id;
   await until(() => job.waiting() === 2, 'a and c to start');
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(job.waiting(), 2, 'b overlaps both and waits');
-  assert.equal(engine.get(b)!.claimedBy, null);
+  assert.equal((await engine.get(b))!.claimedBy, null);
   job.openNext();
   job.openNext();
   await until(() => job.waiting() === 1, 'b to start after a and c finished');
-  assert.ok(engine.get(b)!.startedAt! >= Math.max(engine.get(a)!.finishedAt!, engine.get(c)!.finishedAt!));
+  const [rowA, rowB, rowC] = await Promise.all([a, b, c].map((id) => engine.get(id)));
+  assert.ok(rowB!.startedAt! >= Math.max(rowA!.finishedAt!, rowC!.finishedAt!));
   job.openNext();
   assert.equal((await settled(engine, b))?.status, 'completed');
 });
@@ -128,19 +127,23 @@ test('tasks with overlapping scopes run one after the other; disjoint ones run t
 test('an expired task reads as expired to its owner only, before and after the sweep; unknown ids are not expired', async () => {
   let now = 5_000_000;
   const job = gated('job');
-  const { engine } = engines.open(engines.freshPath(), [job.handler], {
+  const { engine, connection } = await engines.open(engines.freshPath(), [job.handler], {
     now: () => now,
     defaultTtlMs: 60_000,
     concurrency: 0,
   });
-  const { task } = engine.create({ owner: 'alice', kind: 'job', input: {} });
-  assert.equal(engine.expired(task.id, 'alice'), false, 'readable for its whole TTL');
+  const { task } = await engine.create({ owner: 'alice', kind: 'job', input: {} });
+  assert.equal(await engine.expired(task.id, 'alice'), false, 'readable for its whole TTL');
   now += 60_000;
-  assert.equal(engine.get(task.id), undefined);
-  assert.equal(engine.expired(task.id, 'alice'), true);
-  assert.equal(engine.expired(task.id, 'mallory'), false, 'another principal learns nothing');
-  assert.equal(engine.queries.tasks.sweepExpired(now), 1);
-  assert.equal(engine.queries.tasks.get(task.id), undefined, 'the row and its events are gone');
-  assert.equal(engine.expired(task.id, 'alice'), true, 'the tombstone remembers');
-  assert.equal(engine.expired('tsk_unknown', 'alice'), false);
+  assert.equal(await engine.get(task.id), undefined);
+  assert.equal(await engine.expired(task.id, 'alice'), true);
+  assert.equal(await engine.expired(task.id, 'mallory'), false, 'another principal learns nothing');
+  assert.equal(await engine.store.tasks.sweepExpired(), 1);
+  assert.equal(
+    connection.sqlite.prepare('SELECT count(*) FROM tasks WHERE id = ?').pluck().get(task.id),
+    0,
+    'the row and its events are gone',
+  );
+  assert.equal(await engine.expired(task.id, 'alice'), true, 'the tombstone remembers');
+  assert.equal(await engine.expired('tsk_unknown', 'alice'), false);
 });

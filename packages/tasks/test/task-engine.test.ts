@@ -2,7 +2,7 @@
 // terminal, retries, fenced writes from a superseded attempt, restart reclaim and TTL.
 import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
-import { openDatabase } from '@reflow/db';
+import { openSqliteStore } from '@reflow/db';
 import { PermanentTaskError, type TaskHandler } from '../src/index.ts';
 import { engineFactory, gated, until, settled } from './engine-helper.ts';
 
@@ -22,32 +22,32 @@ const echo: TaskHandler<{ value: number }> = {
 
 test('create is durable, dedupes identical work per owner, and completes', async () => {
   const path = freshPath();
-  const { engine } = engineOn(path, [echo]);
-  engine.start();
-  const a = engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
-  const reader = openDatabase(path, { readonly: true });
+  const { engine } = await engineOn(path, [echo]);
+  await engine.start();
+  const a = await engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
+  const reader = openSqliteStore(path, { readonly: true });
   try {
     assert.ok(
-      reader.sqlite.prepare('SELECT 1 FROM tasks WHERE id = ?').get(a.task.id),
+      reader.connection.sqlite.prepare('SELECT 1 FROM tasks WHERE id = ?').get(a.task.id),
       'row visible to another connection',
     );
   } finally {
-    reader.close();
+    await reader.close();
   }
-  const again = engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
+  const again = await engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
   assert.equal(again.created, false);
   assert.equal(again.task.id, a.task.id);
-  assert.equal(engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } }).created, true);
+  assert.equal((await engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } })).created, true);
   const done = await settled(engine, a.task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done.result!), { doubled: 42 });
   assert.deepEqual(
-    engine.queries.tasks.events(a.task.id).map((e) => e.kind),
+    (await engine.store.tasks.events(a.task.id)).map((e) => e.kind),
     ['created', 'claimed', 'progress', 'completed'],
   );
   // Terminal means terminal: a later cancel changes nothing.
-  assert.equal(engine.cancel(a.task.id, 'alice'), false);
-  assert.equal(engine.get(a.task.id)?.status, 'completed');
+  assert.equal(await engine.cancel(a.task.id, 'alice'), false);
+  assert.equal((await engine.get(a.task.id))?.status, 'completed');
 });
 
 test('a failing attempt is retried; a task out of attempts fails with the reason; a permanent error fails at once', async () => {
@@ -72,15 +72,15 @@ test('a failing attempt is retried; a task out of attempts fails with the reason
       throw new PermanentTaskError('bad input', -32602);
     },
   };
-  const { engine } = engineOn(freshPath(), [flaky, broken, refused]);
-  engine.start();
-  const f = await settled(engine, engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
+  const { engine } = await engineOn(freshPath(), [flaky, broken, refused]);
+  await engine.start();
+  const f = await settled(engine, (await engine.create({ owner: 'o', kind: 'flaky', input: {} })).task.id);
   assert.equal(f?.status, 'completed');
   assert.equal(f.attempt, 2);
-  const b = await settled(engine, engine.create({ owner: 'o', kind: 'broken', input: {} }).task.id);
+  const b = await settled(engine, (await engine.create({ owner: 'o', kind: 'broken', input: {} })).task.id);
   assert.equal(b?.status, 'failed');
   assert.match(b.error!.message, /Failed after 2 attempt\(s\): always broken/);
-  const r = await settled(engine, engine.create({ owner: 'o', kind: 'refused', input: {} }).task.id);
+  const r = await settled(engine, (await engine.create({ owner: 'o', kind: 'refused', input: {} })).task.id);
   assert.deepEqual([r?.status, r?.attempt, r?.error?.code], ['failed', 1, -32602]);
 });
 
@@ -88,7 +88,7 @@ test('a cancelled task discards its attempt: writes it would commit roll back', 
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const path = freshPath();
-  const { engine, connection } = engineOn(path, []);
+  const { engine, connection } = await engineOn(path, []);
   connection.sqlite.exec('CREATE TABLE side_effects (id TEXT)');
   engine.register({
     kind: 'slow',
@@ -96,20 +96,20 @@ test('a cancelled task discards its attempt: writes it would commit roll back', 
       await gate;
       return {
         status: 'completed',
-        commit: () => {
+        commit: async () => {
           connection.sqlite.prepare('INSERT INTO side_effects VALUES (?)').run(ctx.taskId);
           return { result: {}, message: 'applied' };
         },
       };
     },
   });
-  engine.start();
-  const { task } = engine.create({ owner: 'o', kind: 'slow', input: {} });
+  await engine.start();
+  const { task } = await engine.create({ owner: 'o', kind: 'slow', input: {} });
   await until(() => engine.runningCount === 1, 'the attempt to start');
-  assert.equal(engine.cancel(task.id, 'o'), true);
+  assert.equal(await engine.cancel(task.id, 'o'), true);
   release();
   await until(() => engine.runningCount === 0, 'the cancelled attempt to end');
-  assert.equal(engine.get(task.id)?.status, 'cancelled');
+  assert.equal((await engine.get(task.id))?.status, 'cancelled');
   assert.equal((connection.sqlite.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number }).n, 0);
 });
 
@@ -117,7 +117,7 @@ test('after a restart the new process reclaims the task; the old attempt, still 
   let releaseOld!: () => void;
   const oldGate = new Promise<void>((r) => (releaseOld = r));
   const path = freshPath();
-  const old = engineOn(path, []);
+  const old = await engineOn(path, []);
   old.connection.sqlite.exec('CREATE TABLE side_effects (by TEXT)');
   old.engine.register({
     kind: 'job',
@@ -126,25 +126,25 @@ test('after a restart the new process reclaims the task; the old attempt, still 
       await oldGate;
       return {
         status: 'completed',
-        commit: () => {
+        commit: async () => {
           old.connection.sqlite.prepare("INSERT INTO side_effects VALUES ('old')").run();
           return { result: { by: 'old' }, message: 'old' };
         },
       };
     },
   });
-  old.engine.start();
-  const { task } = old.engine.create({ owner: 'o', kind: 'job', input: {} });
+  await old.engine.start();
+  const { task } = await old.engine.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => old.engine.runningCount === 1, 'the first attempt to start');
   // A second process starts on the same file, as after a crash of the first; its attempt waits on a gate.
   const next = gated('job');
-  const fresh = engineOn(path, [next.handler]);
-  fresh.engine.start();
+  const fresh = await engineOn(path, [next.handler]);
+  await fresh.engine.start();
   await until(() => next.waiting() === 1, 'the second attempt to start');
   // The old attempt now tries to commit while attempt 2 holds the task (status still working).
   releaseOld();
   await until(() => old.engine.runningCount === 0, 'the old attempt to end');
-  const during = fresh.engine.get(task.id)!;
+  const during = (await fresh.engine.get(task.id))!;
   assert.deepEqual(
     [during.status, during.attempt, during.claimedBy, during.result],
     ['working', 2, fresh.engine.instanceId, null],
@@ -152,7 +152,7 @@ test('after a restart the new process reclaims the task; the old attempt, still 
   );
   const sideEffects = old.connection.sqlite.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number };
   assert.equal(sideEffects.n, 0, 'its commit rolled back');
-  assert.ok(!fresh.engine.queries.tasks.events(task.id).some((e) => e.attempt === 1 && e.kind === 'completed'));
+  assert.ok(!(await fresh.engine.store.tasks.events(task.id)).some((e) => e.attempt === 1 && e.kind === 'completed'));
   next.openNext();
   const done = await settled(fresh.engine, task.id);
   assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
@@ -161,14 +161,14 @@ test('after a restart the new process reclaims the task; the old attempt, still 
 
 test('TTL counts from creation: an expired task reads as gone and the sweeper deletes it with its history', async () => {
   let now = 1_000_000;
-  const { engine } = engineOn(freshPath(), [echo], { now: () => now, defaultTtlMs: 60_000 });
-  const { task } = engine.create({ owner: 'o', kind: 'echo', input: { value: 1 } });
+  const { engine, connection } = await engineOn(freshPath(), [echo], { now: () => now, defaultTtlMs: 60_000 });
+  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: { value: 1 } });
   assert.equal(task.expiresAt, task.createdAt + 60_000);
   now += 59_999;
-  assert.ok(engine.get(task.id));
+  assert.ok(await engine.get(task.id));
   now += 1;
-  assert.equal(engine.get(task.id), undefined);
-  assert.equal(engine.queries.tasks.sweepExpired(now), 1);
-  assert.equal(engine.queries.tasks.get(task.id), undefined);
-  assert.equal(engine.queries.tasks.events(task.id).length, 0);
+  assert.equal(await engine.get(task.id), undefined);
+  assert.equal(await engine.store.tasks.sweepExpired(), 1);
+  assert.equal(connection.sqlite.prepare('SELECT count(*) FROM tasks WHERE id = ?').pluck().get(task.id), 0);
+  assert.equal((await engine.store.tasks.events(task.id)).length, 0);
 });

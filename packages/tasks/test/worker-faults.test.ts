@@ -34,33 +34,42 @@ const inWorker: TaskHandler<{ mode: Misbehaviour }> = {
 };
 
 test('a worker thread that exits or runs out of memory fails its attempt; retried, then failed with the reason; the pool carries on', async () => {
-  const { engine } = engines.open(engines.freshPath(), [inWorker], { maxAttempts: 2, maxOldGenerationSizeMb: 32 });
-  engine.start();
-  const crashed = await settled(engine, engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } }).task.id);
+  const { engine } = await engines.open(engines.freshPath(), [inWorker], {
+    maxAttempts: 2,
+    maxOldGenerationSizeMb: 32,
+  });
+  await engine.start();
+  const crashed = await settled(
+    engine,
+    (await engine.create({ owner: 'o', kind: 'worker', input: { mode: 'exit' } })).task.id,
+  );
   assert.equal(crashed?.status, 'failed');
   assert.equal(crashed.attempt, 2, 'retried once');
   assert.match(crashed.error!.message, /^Failed after 2 attempt\(s\): .*exit/i);
-  const oom = await settled(engine, engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } }).task.id);
+  const oom = await settled(
+    engine,
+    (await engine.create({ owner: 'o', kind: 'worker', input: { mode: 'oom' } })).task.id,
+  );
   assert.equal(oom?.status, 'failed');
   assert.match(oom.error!.message, /^Failed after 2 attempt\(s\): .*memory/i);
   // The pool replaced the dead threads: the next task runs.
-  const next = engine.create({ owner: 'o', kind: 'worker', input: { mode: 'cooperative', n: 1 } }).task.id;
+  const next = (await engine.create({ owner: 'o', kind: 'worker', input: { mode: 'cooperative', n: 1 } })).task.id;
   await until(() => started > 0, 'a fresh worker to start');
-  engine.cancel(next, 'o');
+  await engine.cancel(next, 'o');
   assert.equal((await settled(engine, next))?.status, 'cancelled');
 });
 
 test('cancel: a worker that checks the flag stops; one that ignores it is terminated after the grace period', async () => {
-  const { engine, pool } = engines.open(engines.freshPath(), [inWorker]);
-  engine.start();
+  const { engine, pool } = await engines.open(engines.freshPath(), [inWorker]);
+  await engine.start();
   for (const mode of ['cooperative', 'spin'] as const) {
     started = 0;
-    const { task } = engine.create({ owner: 'o', kind: 'worker', input: { mode } });
+    const { task } = await engine.create({ owner: 'o', kind: 'worker', input: { mode } });
     await until(() => started > 0, `${mode} worker running`);
     const t0 = Date.now();
-    assert.equal(engine.cancel(task.id, 'o'), true);
+    assert.equal(await engine.cancel(task.id, 'o'), true);
     await until(() => engine.runningCount === 0, `${mode} attempt to end`);
-    assert.equal(engine.get(task.id)?.status, 'cancelled');
+    assert.equal((await engine.get(task.id))?.status, 'cancelled');
     if (mode === 'spin') assert.ok(Date.now() - t0 >= 150, 'the spinning thread got its grace period first');
     assert.equal(pool.utilisation, 0);
   }

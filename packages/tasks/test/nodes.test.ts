@@ -1,0 +1,107 @@
+// Engines are nodes of the store: a node whose heartbeat lapsed is dead and a survivor takes its
+// tasks over within about one lease; a clean stop leaves at once; a cancel sent through another
+// node reaches the attempt through the store's signal.
+import assert from 'node:assert/strict';
+import { after, afterEach, test } from 'node:test';
+import { TaskEngine, type TaskHandler } from '../src/index.ts';
+import { engineFactory, gated, settled, silent, until } from './engine-helper.ts';
+
+const engines = engineFactory();
+afterEach(() => engines.closeAll());
+after(() => engines.removeDir());
+
+const LONG_LEASE_MS = 600_000; // its heartbeats (a third of it) never fire during a test
+
+test('a node whose heartbeat lapsed: a survivor releases its working task within about a lease and runs it; the dead attempt writes nothing', async () => {
+  const path = engines.freshPath();
+  // Node B, with a lease of 300 ms, is up first (so it is not a restart on this host that reclaims
+  // a same-pid predecessor's claims at start): A's heartbeat older than 300 ms means A is dead.
+  const leaseMs = 300;
+  const b = gated('job');
+  const { engine: nodeB, store } = await engines.open(path, [b.handler], { leaseMs, sweepIntervalMs: 50 });
+  await nodeB.start();
+  // Node A claims the task, then falls silent (its heartbeats never come, like a frozen or dead
+  // process). Its claim has a lease of ten minutes, so only A's lapse as a node lets B take the task.
+  const a = gated('job');
+  const { engine: nodeA } = await engines.open(path, [a.handler], { leaseMs: LONG_LEASE_MS });
+  await nodeA.start();
+  const lastHeartbeat = Date.now();
+  const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
+  await until(() => a.waiting() === 1, 'attempt 1 on node A');
+  assert.equal((await nodeB.get(task.id))!.claimedBy, nodeA.instanceId);
+  await until(() => b.waiting() === 1, 'node B to take the task over', 10_000);
+  const tookMs = Date.now() - lastHeartbeat;
+  assert.ok(tookMs < 10 * leaseMs, `taken over ${tookMs} ms after A's last heartbeat: about a lease (${leaseMs} ms)`);
+  const row = (await nodeB.get(task.id))!;
+  assert.deepEqual([row.attempt, row.claimedBy], [2, nodeB.instanceId]);
+  assert.ok(
+    (await store.tasks.events(task.id)).some((e) => e.kind === 'released' && /stopped answering/.test(e.message)),
+    'the release says why',
+  );
+  assert.deepEqual(
+    (await store.nodes.list()).map((n) => n.id),
+    [nodeB.instanceId],
+    'A is no longer a node',
+  );
+  // A wakes and finishes its attempt: refused by the fence; the task ends with B's attempt.
+  a.openNext();
+  await until(() => nodeA.runningCount === 0, 'node A to let go of its attempt');
+  assert.equal((await nodeB.get(task.id))!.status, 'working', "A's finish was refused");
+  b.openNext();
+  const done = await settled(nodeB, task.id);
+  assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
+  assert.ok(!(await store.tasks.events(task.id)).some((e) => e.kind === 'completed' && e.attempt === 1));
+});
+
+test('a clean stop leaves the store at once: the node is gone from the list and its task is free for another node', async () => {
+  const path = engines.freshPath();
+  const a = gated('job');
+  const { engine: nodeA, store } = await engines.open(path, [a.handler], { leaseMs: LONG_LEASE_MS });
+  await nodeA.start();
+  const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
+  await until(() => a.waiting() === 1, 'the attempt on node A');
+  assert.ok(
+    (await store.nodes.list()).some((n) => n.id === nodeA.instanceId),
+    'A registered at start',
+  );
+  await nodeA.stop(0);
+  assert.deepEqual(await store.nodes.list(), [], 'A unregistered');
+  // Another node claims it at once: no waiting for A's ten-minute lease.
+  const b = gated('job');
+  const { engine: nodeB } = await engines.open(path, [b.handler]);
+  await nodeB.kick();
+  assert.equal(b.waiting(), 1, 'claimed at once by node B');
+  assert.equal((await nodeB.get(task.id))!.claimedBy, nodeB.instanceId);
+  b.openNext();
+  assert.equal((await settled(nodeB, task.id))?.status, 'completed');
+});
+
+test('a cancel through another node sharing the store stops the attempt where it runs, at once, through the store signal', async () => {
+  const attempts: AbortSignal[] = [];
+  const job: TaskHandler = {
+    kind: 'job',
+    // Ignores nothing, writes nothing until aborted: only the abort ends it.
+    async run(_input, ctx) {
+      attempts.push(ctx.signal);
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      ctx.signal.throwIfAborted();
+      return { status: 'completed', result: {}, message: 'not reached' };
+    },
+  };
+  const { engine: runner, store, pool } = await engines.open(engines.freshPath(), [job], { leaseMs: LONG_LEASE_MS });
+  await runner.start();
+  // A second node on the same store, running nothing itself; the cancel arrives there.
+  const other = new TaskEngine({ store, pool, logger: silent, concurrency: 0, leaseMs: LONG_LEASE_MS });
+  other.register(job);
+  await other.start();
+  try {
+    const { task } = await other.create({ owner: 'o', kind: 'job', input: {} });
+    await until(() => attempts.length === 1, 'the attempt on the runner');
+    assert.equal(await other.cancel(task.id, 'o'), true);
+    await until(() => attempts[0].aborted, 'the runner to stop the cancelled attempt', 2_000);
+    await until(() => runner.runningCount === 0, 'the runner to let go of it');
+    assert.equal((await runner.get(task.id))?.status, 'cancelled');
+  } finally {
+    await other.stop(0);
+  }
+});
