@@ -415,11 +415,12 @@ export class TaskEngine {
     clearInterval(this.#sweeper);
     clearInterval(this.#heartbeat);
     this.#unsubscribe?.();
+    // A claim under way may still launch an attempt: let it, so the wait below covers that one too.
+    await this.#kicking;
     const deadline = Date.now() + graceMs;
     while (this.#running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('shutting down'));
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 10));
-    await this.#kicking;
     await this.store.nodes.unregister(
       this.instanceId,
       'The server shut down before this attempt finished; the task waits for the next worker',
