@@ -421,10 +421,15 @@ export class TaskEngine {
     while (this.#running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('shutting down'));
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 10));
-    await this.store.nodes.unregister(
-      this.instanceId,
-      'The server shut down before this attempt finished; the task waits for the next worker',
-    );
+    try {
+      await this.store.nodes.unregister(
+        this.instanceId,
+        'The server shut down before this attempt finished; the task waits for the next worker',
+      );
+    } catch (error) {
+      // The store is unreachable: the other nodes will find this one's heartbeat lapsed instead.
+      this.#o.logger.error({ err: error }, 'leaving the store failed');
+    }
     // Callers waiting on a task that now stays queued hear so instead of hanging.
     this.#events.emit('stopping');
   }
