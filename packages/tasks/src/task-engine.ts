@@ -69,8 +69,8 @@ export class TaskEngine {
       defaultTtlMs: 86_400_000,
       basePollIntervalMs: 1_000,
       maxAttempts: 3,
-      now: () => options.store.clock(),
       ...options,
+      now: options.now ?? (() => options.store.clock()),
     };
     this.store = options.store;
     this.#queue = new QueuePositions(() => this.store.tasks.queueOrder());
