@@ -69,8 +69,8 @@ export class TaskEngine {
       defaultTtlMs: 86_400_000,
       basePollIntervalMs: 1_000,
       maxAttempts: 3,
-      now: () => options.store.clock(),
       ...options,
+      now: options.now ?? (() => options.store.clock()),
     };
     this.store = options.store;
     this.#queue = new QueuePositions(() => this.store.tasks.queueOrder());
@@ -415,15 +415,21 @@ export class TaskEngine {
     clearInterval(this.#sweeper);
     clearInterval(this.#heartbeat);
     this.#unsubscribe?.();
+    // A claim under way may still launch an attempt: let it, so the wait below covers that one too.
+    await this.#kicking;
     const deadline = Date.now() + graceMs;
     while (this.#running.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
     for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('shutting down'));
     while (this.#running.size > 0) await new Promise((r) => setTimeout(r, 10));
-    await this.#kicking;
-    await this.store.nodes.unregister(
-      this.instanceId,
-      'The server shut down before this attempt finished; the task waits for the next worker',
-    );
+    try {
+      await this.store.nodes.unregister(
+        this.instanceId,
+        'The server shut down before this attempt finished; the task waits for the next worker',
+      );
+    } catch (error) {
+      // The store is unreachable: the other nodes will find this one's heartbeat lapsed instead.
+      this.#o.logger.error({ err: error }, 'leaving the store failed');
+    }
     // Callers waiting on a task that now stays queued hear so instead of hanging.
     this.#events.emit('stopping');
   }

@@ -105,3 +105,24 @@ test('a cancel through another node sharing the store stops the attempt where it
     await other.stop(0);
   }
 });
+
+test('a node that hears from its heartbeat it was declared dead stops its attempt, joins again, and may claim the task anew', async () => {
+  const path = engines.freshPath();
+  const a = gated('job');
+  const { engine: nodeA, store } = await engines.open(path, [a.handler], { leaseMs: 300 });
+  await nodeA.start();
+  const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
+  await until(() => a.waiting() === 1, 'attempt 1 on node A');
+  // Another node, its clock a second ahead, finds A's heartbeat older than a lease: A is dead.
+  const { store: later } = await engines.open(path, [], { now: () => Date.now() + 1_000, concurrency: 0 });
+  assert.deepEqual(await later.nodes.reapLapsed(300, 'declared dead by the test'), [nodeA.instanceId]);
+  await until(
+    async () => (await store.nodes.list()).some((n) => n.id === nodeA.instanceId),
+    'A to hear it and join again',
+  );
+  // Its attempt 1 was stopped; as a live node again it claims the released task: attempt 2.
+  await until(async () => (await nodeA.get(task.id))?.attempt === 2, 'attempt 2 on node A');
+  assert.equal(a.waiting(), 1, 'one attempt at a time');
+  a.openNext();
+  assert.deepEqual((await settled(nodeA, task.id))?.attempt, 2);
+});
