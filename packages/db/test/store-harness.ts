@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
-import { openPostgresStore, openSqliteStore, type SiteData, type Store } from '../src/index.ts';
+import { openPostgresStore, openSqliteStore, type PostgresStore, type SiteData, type Store } from '../src/index.ts';
 
-export interface OpenedStore {
-  store: Store;
+export interface OpenedStore<S extends Store = Store> {
+  store: S;
   /** Another store instance on the same database (migrated already). */
-  second(): Promise<Store>;
+  second(): Promise<S>;
   url?: string;
   done(): Promise<void>;
 }
@@ -44,13 +44,13 @@ export const sqliteKind: StoreKind = {
   },
 };
 
-export const postgresKind: StoreKind = {
-  name: 'postgres',
-  async open(options = {}) {
+export const postgresKind = {
+  name: 'postgres' as const,
+  async open(options: { seed?: () => SiteData } = {}): Promise<OpenedStore<PostgresStore>> {
     const database = await createTestDatabase();
     const store = await openPostgresStore(database.url);
     await store.migrate(options);
-    const others: Store[] = [];
+    const others: PostgresStore[] = [];
     return {
       store,
       url: database.url,
@@ -67,7 +67,7 @@ export const postgresKind: StoreKind = {
   },
 };
 
-export const STORE_KINDS = [sqliteKind, postgresKind];
+export const STORE_KINDS: StoreKind[] = [sqliteKind, postgresKind];
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
