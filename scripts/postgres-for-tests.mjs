@@ -39,7 +39,7 @@ const dataDir = join(home, 'data');
 
 /** The directory of Debian's PostgreSQL binaries (the newest installed), or PG_BIN. */
 export function postgresBinDir() {
-  if (process.env.PG_BIN) return process.env.PG_BIN;
+  if (process.env.PG_BIN) return existsSync(join(process.env.PG_BIN, 'initdb')) ? process.env.PG_BIN : undefined;
   const base = '/usr/lib/postgresql';
   const versions = existsSync(base)
     ? readdirSync(base)
