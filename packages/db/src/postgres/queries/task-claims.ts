@@ -36,8 +36,12 @@ type ClaimQueries = Pick<
 >;
 
 const holder = alias(tasks, 'holder');
-/** Candidates locked per claim: enough to step past ones whose scope another node just took. */
+/**
+ * Candidates tried per claim, each locked only when tried (one row at a time, so a claim never
+ * holds rows another node could take meanwhile): enough to step past ones whose scope is taken.
+ */
 const CANDIDATES = 8;
+const CONTENDED_RETRIES = 4;
 
 /**
  * A live holder of a scope overlapping [start, end) under `key`, other than `self`: a claimed
@@ -94,24 +98,13 @@ export async function releaseClaimsIn(tx: PgDb, claimants: string[], message: st
 export function taskClaimQueries(db: PgDb): ClaimQueries {
   const queued = () => and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), live());
 
-  return {
-    /**
-     * One transaction. (1) The oldest runnable candidates, `FOR UPDATE SKIP LOCKED`: a row another
-     * node is claiming is skipped, not waited for, and none is claimed twice. The scope test here
-     * only narrows the list (its snapshot may be old). (2) For a scoped candidate, a transaction
-     * advisory lock on its scope key, `pg_try_advisory_xact_lock` (never waits, so no deadlock;
-     * a candidate whose key another claim holds is left for the next claim). (3) Then, in a NEW
-     * statement, the overlap test again. Under READ COMMITTED each statement reads a snapshot taken
-     * when it starts, and an advisory lock is released only after its transaction's commit is
-     * visible; every claim of a scoped task holds its key's lock until it commits; so the test in
-     * (3) sees every claim of an overlapping task committed before, and none can commit while we
-     * hold the lock. Only a claim makes a task a new scope holder (create, answer and release make
-     * none), so two overlapping scopes are never both held, whichever nodes claim them.
-     */
-    claimNext: (claimedBy, leaseMs, running = []) =>
-      db.transaction(async (tx) => {
-        const mine = running.length ? notInArray(tasks.id, running) : undefined;
-        const candidates = await tx
+  /** One claim transaction; `contended` when a candidate was skipped because another claim held its scope key. */
+  const claimOnce = (claimedBy: string, leaseMs: number, running: string[]) =>
+    db.transaction(async (tx): Promise<{ claimed: TaskRow | undefined; contended: boolean }> => {
+      let contended = false;
+      const tried: string[] = [...running];
+      for (let i = 0; i < CANDIDATES; i++) {
+        const [candidate] = await tx
           .select({
             id: tasks.id,
             attempt: tasks.attempt,
@@ -125,7 +118,7 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
             and(
               eq(tasks.status, 'working'),
               or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
-              mine,
+              tried.length ? notInArray(tasks.id, tried) : undefined,
               lt(tasks.attempt, tasks.maxAttempts),
               live(),
               or(
@@ -140,63 +133,92 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
             ),
           )
           .orderBy(asc(tasks.createdAt), asc(tasks.id))
-          .limit(CANDIDATES)
+          .limit(1)
           .for('update', { of: tasks, skipLocked: true });
-        for (const candidate of candidates) {
-          if (candidate.scopeKey !== null) {
-            const [{ locked }] = (
-              await tx.execute<{ locked: boolean }>(
-                sql`select pg_try_advisory_xact_lock(${LOCK_CLASS.scope}, hashtext(${candidate.scopeKey})) as locked`,
-              )
-            ).rows;
-            if (!locked) continue;
-            const busy = await tx
-              .select({ one: sql`1` })
-              .from(holder)
-              .where(
-                scopeHolder(
-                  sql`${candidate.scopeKey}`,
-                  sql`${candidate.scopeStart}::bigint`,
-                  sql`${candidate.scopeEnd}::bigint`,
-                  sql`${candidate.id}`,
-                  running,
-                ),
-              )
-              .limit(1);
-            if (busy.length) continue;
+        if (!candidate) break;
+        tried.push(candidate.id);
+        if (candidate.scopeKey !== null) {
+          const [{ locked }] = (
+            await tx.execute<{ locked: boolean }>(
+              sql`select pg_try_advisory_xact_lock(${LOCK_CLASS.scope}, hashtext(${candidate.scopeKey})) as locked`,
+            )
+          ).rows;
+          if (!locked) {
+            contended = true;
+            continue;
           }
-          const [claimed] = await tx
-            .update(tasks)
-            .set({
-              claimedBy,
-              attempt: sql`${tasks.attempt} + 1`,
-              leaseExpiresAt: sql`${NOW_MS} + ${leaseMs}::bigint`,
-              startedAt: sql`coalesce(${tasks.startedAt}, ${NOW_MS})`,
-            })
-            .where(eq(tasks.id, candidate.id))
-            .returning();
-          const at = sql`${NOW_MS}`;
-          // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
-          if (candidate.previous)
-            await tx.insert(taskEvents).values({
-              taskId: candidate.id,
-              at,
-              attempt: candidate.attempt,
-              kind: 'released',
-              message: `The lease of attempt ${candidate.attempt} lapsed; reclaimed`,
-            });
+          const busy = await tx
+            .select({ one: sql`1` })
+            .from(holder)
+            .where(
+              scopeHolder(
+                sql`${candidate.scopeKey}`,
+                sql`${candidate.scopeStart}::bigint`,
+                sql`${candidate.scopeEnd}::bigint`,
+                sql`${candidate.id}`,
+                running,
+              ),
+            )
+            .limit(1);
+          if (busy.length) continue;
+        }
+        const [claimed] = await tx
+          .update(tasks)
+          .set({
+            claimedBy,
+            attempt: sql`${tasks.attempt} + 1`,
+            leaseExpiresAt: sql`${NOW_MS} + ${leaseMs}::bigint`,
+            startedAt: sql`coalesce(${tasks.startedAt}, ${NOW_MS})`,
+          })
+          .where(eq(tasks.id, candidate.id))
+          .returning();
+        const at = sql`${NOW_MS}`;
+        // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
+        if (candidate.previous)
           await tx.insert(taskEvents).values({
             taskId: candidate.id,
             at,
-            attempt: claimed.attempt,
-            kind: 'claimed',
-            message: `Attempt ${claimed.attempt} started`,
-            data: { by: claimedBy },
+            attempt: candidate.attempt,
+            kind: 'released',
+            message: `The lease of attempt ${candidate.attempt} lapsed; reclaimed`,
           });
-          return claimed;
-        }
-        return undefined;
-      }),
+        await tx.insert(taskEvents).values({
+          taskId: candidate.id,
+          at,
+          attempt: claimed.attempt,
+          kind: 'claimed',
+          message: `Attempt ${claimed.attempt} started`,
+          data: { by: claimedBy },
+        });
+        return { claimed, contended };
+      }
+      return { claimed: undefined, contended };
+    });
+
+  return {
+    /**
+     * One transaction. (1) The oldest runnable candidate, `FOR UPDATE SKIP LOCKED`: a row another
+     * node is claiming is skipped, not waited for, and none is claimed twice. The scope test here
+     * only narrows the choice (its snapshot may be old). (2) For a scoped candidate, a transaction
+     * advisory lock on its scope key, `pg_try_advisory_xact_lock` (never waits, so no deadlock; a
+     * candidate whose key another claim holds is skipped, and the claim tried again shortly).
+     * (3) Then, in a NEW statement, the overlap test again. Under READ COMMITTED each statement
+     * reads a snapshot taken when it starts, and an advisory lock is released only after its
+     * transaction's commit is visible; every claim of a scoped task holds its key's lock until it
+     * commits; so the test in (3) sees every claim of an overlapping task committed before, and none
+     * can commit while we hold the lock. Only a claim makes a task a new scope holder (create,
+     * answer and release make none), so two overlapping scopes are never both held, whichever nodes
+     * claim them. (4) `UPDATE … RETURNING` the claimed row. Up to CANDIDATES candidates are tried.
+     */
+    claimNext: async (claimedBy, leaseMs, running = []) => {
+      // A candidate skipped only because another node held its scope key for a moment may run once
+      // that claim commits (a few ms): try again briefly rather than report an empty queue.
+      for (let round = 1; ; round++) {
+        const { claimed, contended } = await claimOnce(claimedBy, leaseMs, running);
+        if (claimed || !contended || round === CONTENDED_RETRIES) return claimed;
+        await new Promise((resolve) => setTimeout(resolve, 5 * round));
+      }
+    },
 
     renewLease: async (fence, leaseMs) => {
       const rows = await db
