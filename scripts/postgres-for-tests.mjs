@@ -114,7 +114,7 @@ async function withLock(fn) {
       // A lock left by a process that died while starting the server.
       if (Date.now() - statSync(lockFile, { throwIfNoEntry: false })?.mtimeMs > 60_000)
         rmSync(lockFile, { force: true });
-      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockFile}`);
+      if (Date.now() > deadline) throw new Error(`Timed out waiting for ${lockFile}`, { cause: error });
       await new Promise((r) => setTimeout(r, 100));
     }
   }

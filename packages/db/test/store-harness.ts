@@ -10,9 +10,9 @@ import { openPostgresStore, openSqliteStore, type PostgresStore, type SiteData, 
 export interface OpenedStore<S extends Store = Store> {
   store: S;
   /** Another store instance on the same database (migrated already). */
-  second(): Promise<S>;
+  second: () => Promise<S>;
   url?: string;
-  done(): Promise<void>;
+  done: () => Promise<void>;
 }
 
 export interface StoreKind {

@@ -151,10 +151,10 @@ describe('PostgreSQL store across nodes', () => {
   test('a dropped LISTEN connection is reconnected and signals are heard again; dropped pool connections do not crash', async () => {
     const { store, second } = await open();
     const errors: Error[] = [];
-    const node = (await openPostgresStore(opened.at(-1)!.url!, {
+    const node = await openPostgresStore(opened.at(-1)!.url!, {
       applicationName: 'reflow-listener-test',
       onError: (e) => errors.push(e),
-    })) as PostgresStore;
+    });
     try {
       await second(); // a second pool alive meanwhile
       const heard: string[] = [];

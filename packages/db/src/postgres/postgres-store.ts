@@ -63,7 +63,7 @@ export class PostgresStore implements Store {
     // An idle connection the server closed (a restart, a failover) emits here; unhandled, it would
     // end the process. The next request takes a fresh connection.
     this.pool.on('error', (error) => this.#onError(error));
-    this.#db = drizzle(this.pool, { schema }) as unknown as PgDb;
+    this.#db = drizzle(this.pool, { schema });
     this.#queries = this.#bind(this.#db);
     this.#nodes = nodeQueries(this.#db, (dbNow, sentAt) => this.#measured(dbNow, sentAt));
   }

@@ -43,6 +43,11 @@ export class SignalListener {
       .finally(() => clearTimeout(timeout));
   }
 
+  /** Whether stop() was called (read after an await: it may have changed meanwhile). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
   /** Whether the LISTEN connection is up (for tests and health). */
   get listening(): boolean {
     return this.#client !== undefined;
@@ -69,7 +74,7 @@ export class SignalListener {
     try {
       await client.connect();
       await client.query(`LISTEN ${SIGNAL_CHANNEL}`);
-      if (this.#stopped) {
+      if (this.stopped) {
         await client.end();
         return;
       }

@@ -5,7 +5,7 @@ import { StaleAttemptError } from '../../queries/task-rows.ts';
 import type { InputStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { taskEvents, taskInputs, tasks } from '../schema/index.ts';
-import { fenced, live, notify } from './task-sql.ts';
+import { fenced, live, notify, first } from './task-sql.ts';
 
 export function inputQueries(db: PgDb): InputStore {
   return {
@@ -26,10 +26,9 @@ export function inputQueries(db: PgDb): InputStore {
           .returning({ at: tasks.lastUpdatedAt });
         if (rows.length !== 1) throw new StaleAttemptError(fence);
         const now = rows[0].at;
-        const [previous] = await tx
-          .select({ round: taskInputs.round })
-          .from(taskInputs)
-          .where(eq(taskInputs.taskId, fence.taskId));
+        const previous = first(
+          await tx.select({ round: taskInputs.round }).from(taskInputs).where(eq(taskInputs.taskId, fence.taskId)),
+        );
         const round = (previous?.round ?? 0) + 1;
         const pending = Object.fromEntries(
           Object.entries(park.requests).map(([name, request]) => [`r${round}-${name}`, { name, request }]),
@@ -58,12 +57,14 @@ export function inputQueries(db: PgDb): InputStore {
     /** The task row is read FOR UPDATE: two answers to one task (on two nodes) take turns. */
     answer: (taskId, answers, by, awaiting) =>
       db.transaction(async (tx) => {
-        const [task] = await tx
-          .select({ status: tasks.status, attempt: tasks.attempt, claimedBy: tasks.claimedBy })
-          .from(tasks)
-          .where(and(eq(tasks.id, taskId), live()))
-          .for('update');
-        const [inputs] = await tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId));
+        const task = first(
+          await tx
+            .select({ status: tasks.status, attempt: tasks.attempt, claimedBy: tasks.claimedBy })
+            .from(tasks)
+            .where(and(eq(tasks.id, taskId), live()))
+            .for('update'),
+        );
+        const inputs = first(await tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)));
         const waiting = awaiting
           ? task?.status === 'working' && task.claimedBy === heldClaim(awaiting)
           : task?.status === 'input_required';

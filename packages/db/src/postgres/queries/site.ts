@@ -3,7 +3,7 @@ import { asc } from 'drizzle-orm';
 import type { SiteStore } from '../../store.ts';
 import type { PgDb } from '../pg-db.ts';
 import { bookings, reflowMoves, reflowUnresolved, rooms, series, site } from '../schema/index.ts';
-import { countAll } from './task-sql.ts';
+import { countAll, first } from './task-sql.ts';
 
 /** Rows per INSERT: well under PostgreSQL's 65535 parameters a statement. */
 const CHUNK = 1000;
@@ -23,7 +23,7 @@ export function siteQueries(db: PgDb): SiteStore {
     /** One transaction; the site row is locked first, so two imports at once take turns over the generation. */
     writeSite: (data, replace) =>
       db.transaction(async (tx) => {
-        const [previous] = await tx.select({ generation: site.generation }).from(site).for('update');
+        const previous = first(await tx.select({ generation: site.generation }).from(site).for('update'));
         if (replace) {
           await tx.delete(reflowMoves);
           await tx.delete(reflowUnresolved);

@@ -21,7 +21,7 @@ import type { TaskRow } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
 import { LOCK_CLASS, NOW_MS, type PgDb } from '../pg-db.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
-import { countAll, fenced, live, notify } from './task-sql.ts';
+import { countAll, fenced, live, notify, first } from './task-sql.ts';
 
 type ClaimQueries = Pick<
   TaskStore,
@@ -104,37 +104,39 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
       let contended = false;
       const tried: string[] = [...running];
       for (let i = 0; i < CANDIDATES; i++) {
-        const [candidate] = await tx
-          .select({
-            id: tasks.id,
-            attempt: tasks.attempt,
-            previous: tasks.claimedBy,
-            scopeKey: tasks.scopeKey,
-            scopeStart: tasks.scopeStart,
-            scopeEnd: tasks.scopeEnd,
-          })
-          .from(tasks)
-          .where(
-            and(
-              eq(tasks.status, 'working'),
-              or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
-              tried.length ? notInArray(tasks.id, tried) : undefined,
-              lt(tasks.attempt, tasks.maxAttempts),
-              live(),
-              or(
-                isNull(tasks.scopeKey),
-                notExists(
-                  tx
-                    .select({ one: sql`1` })
-                    .from(holder)
-                    .where(scopeHolder(tasks.scopeKey, tasks.scopeStart, tasks.scopeEnd, tasks.id, running)),
+        const candidate = first(
+          await tx
+            .select({
+              id: tasks.id,
+              attempt: tasks.attempt,
+              previous: tasks.claimedBy,
+              scopeKey: tasks.scopeKey,
+              scopeStart: tasks.scopeStart,
+              scopeEnd: tasks.scopeEnd,
+            })
+            .from(tasks)
+            .where(
+              and(
+                eq(tasks.status, 'working'),
+                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
+                tried.length ? notInArray(tasks.id, tried) : undefined,
+                lt(tasks.attempt, tasks.maxAttempts),
+                live(),
+                or(
+                  isNull(tasks.scopeKey),
+                  notExists(
+                    tx
+                      .select({ one: sql`1` })
+                      .from(holder)
+                      .where(scopeHolder(tasks.scopeKey, tasks.scopeStart, tasks.scopeEnd, tasks.id, running)),
+                  ),
                 ),
               ),
-            ),
-          )
-          .orderBy(asc(tasks.createdAt), asc(tasks.id))
-          .limit(1)
-          .for('update', { of: tasks, skipLocked: true });
+            )
+            .orderBy(asc(tasks.createdAt), asc(tasks.id))
+            .limit(1)
+            .for('update', { of: tasks, skipLocked: true }),
+        );
         if (!candidate) break;
         tried.push(candidate.id);
         if (candidate.scopeKey !== null) {

@@ -5,7 +5,7 @@ import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
 import { LOCK_CLASS, NOW_MS, type PgDb } from '../pg-db.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
-import { live, notify } from './task-sql.ts';
+import { live, notify, first } from './task-sql.ts';
 
 type RecordQueries = Pick<TaskStore, 'createOrFind' | 'get' | 'poll' | 'expiredOwner' | 'listForOwner' | 'events'>;
 
@@ -23,19 +23,21 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): R
         await tx.execute(
           sql`select pg_advisory_xact_lock(${LOCK_CLASS.owner}, hashtext(${task.owner})), pg_advisory_xact_lock(${LOCK_CLASS.dedupe}, hashtext(${task.dedupeKey}))`,
         );
-        const [existing] = await tx
-          .select()
-          .from(tasks)
-          .where(
-            and(
-              eq(tasks.owner, task.owner),
-              eq(tasks.kind, task.kind),
-              eq(tasks.dedupeKey, task.dedupeKey),
-              inArray(tasks.status, ['working', 'input_required']),
-              live(),
-            ),
-          )
-          .limit(1);
+        const existing = first(
+          await tx
+            .select()
+            .from(tasks)
+            .where(
+              and(
+                eq(tasks.owner, task.owner),
+                eq(tasks.kind, task.kind),
+                eq(tasks.dedupeKey, task.dedupeKey),
+                inArray(tasks.status, ['working', 'input_required']),
+                live(),
+              ),
+            )
+            .limit(1),
+        );
         if (existing) return { task: existing, created: false };
         // Limits apply to new work only, counted inside this transaction.
         if (admit) await admit(bind(tx));
@@ -59,47 +61,52 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): R
       }),
 
     get: async (id) => {
-      const [row] = await db
-        .select()
-        .from(tasks)
-        .where(and(eq(tasks.id, id), live()));
+      const row = first(
+        await db
+          .select()
+          .from(tasks)
+          .where(and(eq(tasks.id, id), live())),
+      );
       return row;
     },
 
     poll: async (id) => {
-      const [row] = await db
-        .select({
-          id: tasks.id,
-          owner: tasks.owner,
-          kind: tasks.kind,
-          status: tasks.status,
-          statusMessage: tasks.statusMessage,
-          result: tasks.result,
-          error: tasks.error,
-          createdAt: tasks.createdAt,
-          lastUpdatedAt: tasks.lastUpdatedAt,
-          ttlMs: tasks.ttlMs,
-          expiresAt: tasks.expiresAt,
-          pollIntervalMs: tasks.pollIntervalMs,
-          claimedBy: tasks.claimedBy,
-          leaseExpiresAt: tasks.leaseExpiresAt,
-          startedAt: tasks.startedAt,
-        })
-        .from(tasks)
-        .where(and(eq(tasks.id, id), live()));
+      const row = first(
+        await db
+          .select({
+            id: tasks.id,
+            owner: tasks.owner,
+            kind: tasks.kind,
+            status: tasks.status,
+            statusMessage: tasks.statusMessage,
+            result: tasks.result,
+            error: tasks.error,
+            createdAt: tasks.createdAt,
+            lastUpdatedAt: tasks.lastUpdatedAt,
+            ttlMs: tasks.ttlMs,
+            expiresAt: tasks.expiresAt,
+            pollIntervalMs: tasks.pollIntervalMs,
+            claimedBy: tasks.claimedBy,
+            leaseExpiresAt: tasks.leaseExpiresAt,
+            startedAt: tasks.startedAt,
+          })
+          .from(tasks)
+          .where(and(eq(tasks.id, id), live())),
+      );
       return row satisfies TaskPollRow | undefined;
     },
 
     expiredOwner: async (id) => {
-      const [row] = await db
-        .select({ owner: tasks.owner, expired: sql<boolean>`${tasks.expiresAt} <= ${NOW_MS}` })
-        .from(tasks)
-        .where(eq(tasks.id, id));
+      const row = first(
+        await db
+          .select({ owner: tasks.owner, expired: sql<boolean>`${tasks.expiresAt} <= ${NOW_MS}` })
+          .from(tasks)
+          .where(eq(tasks.id, id)),
+      );
       if (row) return row.expired ? row.owner : undefined;
-      const [tombstone] = await db
-        .select({ owner: expiredTasks.owner })
-        .from(expiredTasks)
-        .where(eq(expiredTasks.id, id));
+      const tombstone = first(
+        await db.select({ owner: expiredTasks.owner }).from(expiredTasks).where(eq(expiredTasks.id, id)),
+      );
       return tombstone?.owner;
     },
 

@@ -25,3 +25,6 @@ export async function notify(db: PgDb, signal: StoreSignal, taskId: string): Pro
 
 /** `count(*)` as a JS number (PostgreSQL's count is a bigint, which node-postgres reads as a string). */
 export const countAll = sql<number>`count(*)::int`;
+
+/** The first row of a result, or undefined when there is none. */
+export const first = <T>(rows: T[]): T | undefined => rows[0];

@@ -4,7 +4,7 @@ import { StaleAttemptError, TOMBSTONE_RETENTION_MS } from '../../queries/task-ro
 import type { TaskStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
-import { fenced, notify } from './task-sql.ts';
+import { fenced, notify, first } from './task-sql.ts';
 
 type StateQueries = Pick<TaskStore, 'progress' | 'finish' | 'cancel' | 'failExhausted' | 'sweepExpired'>;
 
@@ -53,17 +53,19 @@ export function taskStateQueries(db: PgDb): StateQueries {
     /** Flags the row and notifies in one transaction: the node running the attempt hears it and stops. */
     cancel: (id, message, by) =>
       db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(tasks)
-          .set({
-            status: 'cancelled',
-            statusMessage: message,
-            lastUpdatedAt: NOW_MS,
-            finishedAt: NOW_MS,
-            leaseExpiresAt: null,
-          })
-          .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
-          .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt });
+        const row = first(
+          await tx
+            .update(tasks)
+            .set({
+              status: 'cancelled',
+              statusMessage: message,
+              lastUpdatedAt: NOW_MS,
+              finishedAt: NOW_MS,
+              leaseExpiresAt: null,
+            })
+            .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
+            .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt }),
+        );
         if (!row) return false;
         await tx
           .insert(taskEvents)
@@ -74,19 +76,21 @@ export function taskStateQueries(db: PgDb): StateQueries {
 
     failExhausted: (id, error) =>
       db.transaction(async (tx) => {
-        const [row] = await tx
-          .update(tasks)
-          .set({
-            status: 'failed',
-            statusMessage: error.message,
-            error,
-            lastUpdatedAt: NOW_MS,
-            finishedAt: NOW_MS,
-            claimedBy: null,
-            leaseExpiresAt: null,
-          })
-          .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
-          .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt });
+        const row = first(
+          await tx
+            .update(tasks)
+            .set({
+              status: 'failed',
+              statusMessage: error.message,
+              error,
+              lastUpdatedAt: NOW_MS,
+              finishedAt: NOW_MS,
+              claimedBy: null,
+              leaseExpiresAt: null,
+            })
+            .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
+            .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt }),
+        );
         if (!row) return false;
         await tx
           .insert(taskEvents)
