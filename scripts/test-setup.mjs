@@ -2,13 +2,16 @@
 // `npm test`'s pretest: installs what the tests need beyond `npm ci`, when it is missing, so that
 // `npm ci && npm test` passes on a fresh machine. Quick and silent when everything is there.
 //   - the Node 22 test tools (MCP Inspector CLI, conformance suite) into tools/node22, from the npm registry;
-//   - Debian's Chromium for the operator page's browser test (apt-get when root; otherwise one line
-//     naming the command to run, and a non-zero exit).
-// Every server the tests need is started by the tests themselves, on free ports.
+//   - Debian's Chromium for the operator page's browser test, and Debian's PostgreSQL server binaries
+//     for the PostgreSQL store's tests (apt-get when root; otherwise one line naming the command to
+//     run, and a non-zero exit).
+// Every server the tests need is started by the tests themselves, on free ports (PostgreSQL by
+// scripts/postgres-for-tests.mjs, which `npm test`'s posttest stops).
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresBinDir } from './postgres-for-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tools = join(root, 'tools/node22');
@@ -72,6 +75,27 @@ if (!executable(chromiumPath())) {
   run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' });
   if (!executable(chromiumPath())) {
     console.error('test setup: apt-get installed chromium, but /usr/bin/chromium is still missing');
+    process.exit(1);
+  }
+}
+
+// The PostgreSQL store's tests start a throwaway server from Debian's binaries (unless
+// TEST_DATABASE_URL points at a server of your own).
+if (!process.env.TEST_DATABASE_URL && !postgresBinDir()) {
+  const install = 'apt-get update && apt-get install -y --no-install-recommends postgresql';
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    console.error(
+      `test setup: the PostgreSQL store tests need Debian's PostgreSQL (/usr/lib/postgresql/*/bin); run: sudo sh -c '${install}' (or set TEST_DATABASE_URL)`,
+    );
+    process.exit(1);
+  }
+  console.error("test setup: installing Debian's PostgreSQL for the PostgreSQL store tests (apt-get)");
+  run('apt-get', ['update', '-q'], { DEBIAN_FRONTEND: 'noninteractive' });
+  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'postgresql'], {
+    DEBIAN_FRONTEND: 'noninteractive',
+  });
+  if (!postgresBinDir()) {
+    console.error('test setup: apt-get installed postgresql, but /usr/lib/postgresql/*/bin/initdb is still missing');
     process.exit(1);
   }
 }

@@ -24,3 +24,7 @@ export {
   type PendingInput,
   type TaskStatus,
 } from './schema/index.ts';
+export { PostgresStore, openPostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.ts';
+export { DatabaseUrlError, describeDatabaseUrl } from './postgres/database-url.ts';
+export { SchemaTooNewError } from './postgres/migrate.ts';
+export { openStore, type OpenStoreOptions } from './open-store.ts';

@@ -62,8 +62,12 @@ export class SqliteStore implements Store {
     return () => this.#signals.off('signal', fn);
   }
 
+  /** Signals of the open transaction, sent once it commits (none of a rolled-back one). */
+  #held: [StoreSignal, string][] | undefined;
+
   #signal(signal: StoreSignal, taskId: string): void {
-    this.#signals.emit('signal', signal, taskId);
+    if (this.#held) this.#held.push([signal, taskId]);
+    else this.#signals.emit('signal', signal, taskId);
   }
 
   get nodes(): NodeStore {
@@ -113,17 +117,21 @@ export class SqliteStore implements Store {
     let end!: () => void;
     this.#open = new Promise((resolve) => (end = resolve));
     const { sqlite } = this.connection;
+    const held: [StoreSignal, string][] = (this.#held = []);
     try {
       sqlite.exec('BEGIN IMMEDIATE');
       try {
         const value = await fn(this.#inside);
         sqlite.exec('COMMIT');
+        this.#held = undefined;
+        for (const [signal, taskId] of held) this.#signal(signal, taskId);
         return value;
       } catch (error) {
         if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
         throw error;
       }
     } finally {
+      this.#held = undefined;
       this.#open = undefined;
       end();
     }

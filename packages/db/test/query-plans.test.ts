@@ -6,7 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { migrateDatabase, openDatabase, queriesFor, taskListQueries } from '../src/index.ts';
+import { openDatabase } from '../src/connection.ts';
+import { migrateDatabase } from '../src/migrate.ts';
+import { queriesFor } from '../src/queries/queries-for.ts';
+import { taskListQueries } from '../src/queries/task-list-queries.ts';
 import { bookings, rooms } from '../src/schema/index.ts';
 
 /** A full scan of one of the growing tables (SQLite says "SCAN tasks", without "USING … INDEX"). */

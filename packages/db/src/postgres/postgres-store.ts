@@ -1,0 +1,216 @@
+// The Store on PostgreSQL (node-postgres + drizzle): several nodes share one database. Every time a
+// guarantee is judged by is the database's clock; claims are `FOR UPDATE SKIP LOCKED` with scope
+// locks; signals are LISTEN/NOTIFY. See docs/architecture.md, "The PostgreSQL store".
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import type { SiteData } from '../queries/site-queries.ts';
+import type { NodeStore, Store, StoreQueries, StoreSignal } from '../store.ts';
+import { EventEmitter } from 'node:events';
+import { describeDatabaseUrl } from './database-url.ts';
+import { migrateInTransaction, postgresMigrationsApplied } from './migrate.ts';
+import { NOW_MS, type PgDb } from './pg-db.ts';
+import { auditQueries } from './queries/audit.ts';
+import { bookingQueries } from './queries/bookings.ts';
+import { inputQueries } from './queries/inputs.ts';
+import { nodeQueries } from './queries/nodes.ts';
+import { principalQueries } from './queries/principals.ts';
+import { siteQueries } from './queries/site.ts';
+import { taskClaimQueries } from './queries/task-claims.ts';
+import { taskListQueries } from './queries/task-list.ts';
+import { taskRecordQueries } from './queries/task-records.ts';
+import { taskStateQueries } from './queries/task-states.ts';
+import * as schema from './schema/index.ts';
+import { SignalListener } from './signal-listener.ts';
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool (10 by default). */
+  poolSize?: number;
+  /** How long a request waits for a connection before it fails (5 s by default): no hang while the database is away. */
+  connectionTimeoutMs?: number;
+  /** Hears errors that must not crash the process (an idle connection dropped, the LISTEN connection lost). */
+  onError?: (error: Error) => void;
+  /** `application_name` the node shows in pg_stat_activity. */
+  applicationName?: string;
+}
+
+const PING_TIMEOUT_MS = 2000;
+
+export class PostgresStore implements Store {
+  readonly dialect = 'postgres' as const;
+  readonly location: string;
+  readonly pool: pg.Pool;
+  readonly #db: PgDb;
+  readonly #queries: StoreQueries;
+  readonly #nodes: NodeStore;
+  readonly #clientConfig: pg.ClientConfig;
+  readonly #onError: (error: Error) => void;
+  readonly #signals = new EventEmitter().setMaxListeners(0);
+  #listener: SignalListener | undefined;
+  /** The database's clock minus this node's, as last measured. */
+  #offsetMs = 0;
+
+  constructor(url: string, options: PostgresStoreOptions = {}) {
+    this.location = describeDatabaseUrl(url);
+    this.#onError = options.onError ?? (() => {});
+    this.#clientConfig = {
+      connectionString: url,
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+      keepAlive: true,
+      application_name: options.applicationName ?? 'reflow',
+    };
+    this.pool = new pg.Pool({ ...this.#clientConfig, max: options.poolSize ?? 10 });
+    // An idle connection the server closed (a restart, a failover) emits here; unhandled, it would
+    // end the process. The next request takes a fresh connection.
+    this.pool.on('error', (error) => this.#onError(error));
+    this.#db = drizzle(this.pool, { schema });
+    this.#queries = this.#bind(this.#db);
+    this.#nodes = nodeQueries(this.#db, (dbNow, sentAt) => this.#measured(dbNow, sentAt));
+  }
+
+  /** Measures the offset to the database's clock (on open, and on each heartbeat through nodes). */
+  async syncClock(): Promise<void> {
+    const sentAt = Date.now();
+    const [{ now }] = (await this.#db.execute<{ now: string }>(sql`select ${NOW_MS} as now`)).rows;
+    this.#measured(Number(now), sentAt);
+  }
+
+  #measured(dbNow: number, sentAt: number): void {
+    this.#offsetMs = dbNow - (sentAt + Date.now()) / 2;
+  }
+
+  clock(): number {
+    return Date.now() + this.#offsetMs;
+  }
+
+  get tasks() {
+    return this.#queries.tasks;
+  }
+  get taskList() {
+    return this.#queries.taskList;
+  }
+  get inputs() {
+    return this.#queries.inputs;
+  }
+  get site() {
+    return this.#queries.site;
+  }
+  get bookings() {
+    return this.#queries.bookings;
+  }
+  get audit() {
+    return this.#queries.audit;
+  }
+  get principals() {
+    return this.#queries.principals;
+  }
+  get nodes(): NodeStore {
+    return this.#nodes;
+  }
+  now(): Promise<number> {
+    return this.#queries.now();
+  }
+
+  /** A READ COMMITTED transaction; its `tx` runs the same queries in it (nested ones become savepoints). */
+  transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T> {
+    return this.#db.transaction((tx) => fn(this.#bind(tx)));
+  }
+
+  onSignal(fn: (signal: StoreSignal, taskId: string) => void): () => void {
+    this.#listener ??= new SignalListener(
+      this.#clientConfig,
+      (signal, taskId) => this.#signals.emit('signal', signal, taskId),
+      this.#onError,
+    );
+    this.#signals.on('signal', fn);
+    return () => this.#signals.off('signal', fn);
+  }
+
+  /** Resolves once the LISTEN connection is in place: signals committed after it are heard. */
+  async listening(): Promise<void> {
+    await this.#listener?.ready;
+  }
+
+  async ping(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`PostgreSQL at ${this.location} did not answer within ${PING_TIMEOUT_MS} ms`)),
+        PING_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([
+        this.pool.query({ text: 'SELECT 1', query_timeout: PING_TIMEOUT_MS } as pg.QueryConfig),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async migrate(options: { seed?: () => SiteData } = {}): Promise<{ seeded: boolean }> {
+    return this.#db.transaction(async (tx) => {
+      await migrateInTransaction(tx, this.location);
+      if (!options.seed) return { seeded: false };
+      const site = siteQueries(tx);
+      if (await site.getSite()) return { seeded: false };
+      await site.writeSite(options.seed(), false);
+      return { seeded: true };
+    });
+  }
+
+  migrationsApplied(): Promise<boolean> {
+    return postgresMigrationsApplied(this.#db);
+  }
+
+  async close(): Promise<void> {
+    await this.#listener?.stop();
+    await this.pool.end();
+  }
+
+  /** Every query group on `db`: the pool, or one transaction. */
+  #bind(db: PgDb): StoreQueries {
+    return {
+      tasks: {
+        ...taskRecordQueries(db, (tx) => this.#bind(tx)),
+        ...taskClaimQueries(db),
+        ...taskStateQueries(db),
+      },
+      taskList: taskListQueries(db),
+      inputs: inputQueries(db),
+      site: siteQueries(db),
+      bookings: bookingQueries(db),
+      audit: auditQueries(db),
+      principals: principalQueries(db),
+      now: async () => {
+        const sentAt = Date.now();
+        const [{ now }] = (await db.execute<{ now: string }>(sql`select ${NOW_MS} as now`)).rows;
+        this.#measured(Number(now), sentAt);
+        return Number(now);
+      },
+    };
+  }
+}
+
+/**
+ * Opens the PostgreSQL store at `url` and checks it can be reached (the error names host and
+ * database, never the password); measures the clock offset. Does not migrate: call migrate().
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  const store = new PostgresStore(url, options);
+  try {
+    await store.syncClock();
+    const { rows } = await store.pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    // A create is acknowledged only once its COMMIT is durable: refuse a server that would lie about it.
+    if (rows[0].synchronous_commit === 'off')
+      throw new Error(
+        `PostgreSQL at ${store.location} runs with synchronous_commit=off: an accepted task could be lost in a crash; turn it on`,
+      );
+  } catch (error) {
+    await store.close().catch(() => {});
+    const reason = (error as Error).message.replaceAll(url, store.location);
+    throw new Error(`Cannot use PostgreSQL at ${store.location}: ${reason}`, { cause: error });
+  }
+  return store;
+}

@@ -1,0 +1,66 @@
+// Bookings as a reflow reads and moves them (as queries/booking-queries.ts), with row locks for the apply.
+import { and, asc, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
+import type { BookingStore } from '../../store.ts';
+import type { PgDb } from '../pg-db.ts';
+import { bookings } from '../schema/index.ts';
+
+export function bookingQueries(db: PgDb): BookingStore {
+  return {
+    overlapping: (range) =>
+      db
+        .select()
+        .from(bookings)
+        .where(
+          and(
+            lt(bookings.startAt, range.to),
+            gt(bookings.endAt, range.from),
+            range.roomIds ? inArray(bookings.roomId, range.roomIds) : undefined,
+            range.statuses ? inArray(bookings.status, range.statuses) : undefined,
+          ),
+        )
+        .orderBy(asc(bookings.startAt), asc(bookings.id)),
+
+    get: async (id) => (await db.select().from(bookings).where(eq(bookings.id, id)))[0],
+
+    /** Locked in id order, so two transactions locking overlapping sets cannot deadlock. */
+    getForUpdate: (ids) =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db.select().from(bookings).where(inArray(bookings.id, ids)).orderBy(asc(bookings.id)).for('update'),
+
+    firstConflict: async (roomId, start, end, exclude) =>
+      (
+        await db
+          .select()
+          .from(bookings)
+          .where(
+            and(
+              eq(bookings.roomId, roomId),
+              eq(bookings.status, 'confirmed'),
+              lt(bookings.startAt, end),
+              gt(bookings.endAt, start),
+              exclude.length ? notInArray(bookings.id, exclude) : undefined,
+            ),
+          )
+          .limit(1)
+      )[0],
+
+    move: async (id, expectedVersion, to) =>
+      (
+        await db
+          .update(bookings)
+          .set({ roomId: to.roomId, startAt: to.startAt, endAt: to.endAt, version: sql`${bookings.version} + 1` })
+          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion), eq(bookings.status, 'confirmed')))
+          .returning({ id: bookings.id })
+      ).length === 1,
+
+    setStatus: async (id, expectedVersion, status) =>
+      (
+        await db
+          .update(bookings)
+          .set({ status, version: sql`${bookings.version} + 1` })
+          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion)))
+          .returning({ id: bookings.id })
+      ).length === 1,
+  };
+}

@@ -1,0 +1,41 @@
+// The site, its rooms and bookings as a whole (as queries/site-queries.ts).
+import { asc } from 'drizzle-orm';
+import type { SiteStore } from '../../store.ts';
+import type { PgDb } from '../pg-db.ts';
+import { bookings, reflowMoves, reflowUnresolved, rooms, series, site } from '../schema/index.ts';
+import { countAll, first } from './task-sql.ts';
+
+/** Rows per INSERT: well under PostgreSQL's 65535 parameters a statement. */
+const CHUNK = 1000;
+
+async function insertChunked<T>(rows: T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK) await insert(rows.slice(i, i + CHUNK));
+}
+
+export function siteQueries(db: PgDb): SiteStore {
+  return {
+    getSite: async () => (await db.select().from(site).limit(1))[0],
+
+    listRooms: () => db.select().from(rooms).orderBy(asc(rooms.id)),
+
+    bookingCount: async () => (await db.select({ n: countAll }).from(bookings))[0].n,
+
+    /** One transaction; the site row is locked first, so two imports at once take turns over the generation. */
+    writeSite: (data, replace) =>
+      db.transaction(async (tx) => {
+        const previous = first(await tx.select({ generation: site.generation }).from(site).for('update'));
+        if (replace) {
+          await tx.delete(reflowMoves);
+          await tx.delete(reflowUnresolved);
+          await tx.delete(bookings);
+          await tx.delete(series);
+          await tx.delete(rooms);
+          await tx.delete(site);
+        }
+        await tx.insert(site).values({ id: 1, ...data.site, generation: (previous?.generation ?? 0) + 1 });
+        await insertChunked(data.rooms, (chunk) => tx.insert(rooms).values(chunk));
+        await insertChunked(data.series, (chunk) => tx.insert(series).values(chunk));
+        await insertChunked(data.bookings, (chunk) => tx.insert(bookings).values(chunk));
+      }),
+  };
+}

@@ -1,0 +1,7 @@
+// Types of postgres-for-tests.mjs, for the TypeScript tests that import it.
+export function postgresBinDir(): string | undefined;
+/** Starts the shared test server unless it runs already; resolves with its URL (without a database). */
+export function startPostgres(options?: { durable?: boolean }): Promise<string>;
+export function stopPostgres(): Promise<void>;
+/** A fresh, empty database on the shared test server, and how to drop it. */
+export function createTestDatabase(prefix?: string): Promise<{ url: string; name: string; drop(): Promise<void> }>;
