@@ -17,7 +17,7 @@ try {
   process.exit(1);
 }
 logger.info(
-  { url: `${server.url}/mcp`, database: config.DATABASE_PATH, workers: config.WORKERS },
+  { url: `${server.url}/mcp`, store: server.services.store.location, workers: config.WORKERS },
   'studio reflow server listening',
 );
 

@@ -209,7 +209,12 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
       );
   } catch (error) {
     await store.close().catch(() => {});
-    const reason = (error as Error).message.replaceAll(url, store.location);
+    // drizzle wraps the driver's error ("Failed query: …"); the driver's own says what went wrong.
+    const root = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
+    const reason = (root.message || (root as NodeJS.ErrnoException).code || String(root)).replaceAll(
+      url,
+      store.location,
+    );
     throw new Error(`Cannot use PostgreSQL at ${store.location}: ${reason}`, { cause: error });
   }
   return store;
