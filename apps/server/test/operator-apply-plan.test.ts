@@ -78,11 +78,11 @@ test('the previewed moves are applied exactly, except bookings edited meanwhile 
     assert.equal(row.room_id, m.toRoom);
   }
 
-  const sum = bookingsChecksum(s.databasePath);
+  const sum = await bookingsChecksum(s.databasePath);
   for (const id of [applied.body.taskId, 'tsk_nope']) {
     const refused = await api(s.url, 'POST', `/api/tasks/${id}/apply-plan`);
     assert.equal(refused.status, id === 'tsk_nope' ? 404 : 409);
     if (id !== 'tsk_nope') assert.equal(refused.body.code, 'RFL_NOT_A_DRY_RUN');
   }
-  assert.equal(bookingsChecksum(s.databasePath), sum);
+  assert.equal(await bookingsChecksum(s.databasePath), sum);
 });

@@ -14,9 +14,11 @@ const LONG_LEASE_MS = 600_000; // its heartbeats (a third of it) never fire duri
 
 test('a node whose heartbeat lapsed: a survivor releases its working task within about a lease and runs it; the dead attempt writes nothing', async () => {
   const path = engines.freshPath();
-  // Node B, with a lease of 300 ms, is up first (so it is not a restart on this host that reclaims
-  // a same-pid predecessor's claims at start): A's heartbeat older than 300 ms means A is dead.
-  const leaseMs = 300;
+  // Node B, with a lease of 1 s, is up first (so it is not a restart on this host that reclaims
+  // a same-pid predecessor's claims at start): A's heartbeat older than 1 s means A is dead. The
+  // lease leaves A time to claim before it lapses (a claim on PostgreSQL under load took 350 ms;
+  // reaped before it claims, A would hold its claim until its own ten-minute lease).
+  const leaseMs = 1000;
   const b = gated('job');
   const { engine: nodeB, store } = await engines.open(path, [b.handler], { leaseMs, sweepIntervalMs: 50 });
   await nodeB.start();
@@ -70,7 +72,8 @@ test('a clean stop leaves the store at once: the node is gone from the list and 
   const b = gated('job');
   const { engine: nodeB } = await engines.open(path, [b.handler]);
   await nodeB.kick();
-  assert.equal(b.waiting(), 1, 'claimed at once by node B');
+  // The claim is made by the kick; the attempt reaches the handler a few store round trips later.
+  await until(() => b.waiting() === 1, 'node B to claim it at once', 2_000);
   assert.equal((await nodeB.get(task.id))!.claimedBy, nodeB.instanceId);
   b.openNext();
   assert.equal((await settled(nodeB, task.id))?.status, 'completed');
@@ -113,15 +116,18 @@ test('a node that hears from its heartbeat it was declared dead stops its attemp
   await nodeA.start();
   const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => a.waiting() === 1, 'attempt 1 on node A');
-  // Another node, its clock a second ahead, finds A's heartbeat older than a lease: A is dead.
-  const { store: later } = await engines.open(path, [], { now: () => Date.now() + 1_000, concurrency: 0 });
-  assert.deepEqual(await later.nodes.reapLapsed(300, 'declared dead by the test'), [nodeA.instanceId]);
+  // Another node, its clock a second ahead, finds A's heartbeat older than a lease (300 ms): A is
+  // dead. On the store's own clock (PostgreSQL's cannot be moved) that is a lapse of 300 - 1000 ms.
+  const { store: later } = await engines.open(path, [], { concurrency: 0 });
+  assert.deepEqual(await later.nodes.reapLapsed(300 - 1_000, 'declared dead by the test'), [nodeA.instanceId]);
   await until(
     async () => (await store.nodes.list()).some((n) => n.id === nodeA.instanceId),
     'A to hear it and join again',
   );
   // Its attempt 1 was stopped; as a live node again it claims the released task: attempt 2.
   await until(async () => (await nodeA.get(task.id))?.attempt === 2, 'attempt 2 on node A');
+  // The claim is written before the attempt reaches the handler (a few store round trips later).
+  await until(() => a.waiting() > 0, 'attempt 2 to reach the handler');
   assert.equal(a.waiting(), 1, 'one attempt at a time');
   a.openNext();
   assert.deepEqual((await settled(nodeA, task.id))?.attempt, 2);
