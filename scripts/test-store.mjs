@@ -4,6 +4,7 @@
 // or engine a test starts on "a fresh database" gets its own database from createTestDatabase();
 // a second server or process "on the same file" is a second store on the same database.
 import { mkdtempSync, rmSync } from 'node:fs';
+import * as nodeTest from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from './postgres-for-tests.mjs';
@@ -26,6 +27,31 @@ export const onPostgres = () => testStoreName() === 'postgres';
  */
 export function sqliteOnly(reason) {
   return onPostgres() ? { skip: `SQLite only: ${reason}` } : {};
+}
+
+/**
+ * node:test's functions for a file whose every test is about SQLite itself: on PostgreSQL each
+ * test and suite is skipped with `reason` printed, and the hooks (which would start servers on the
+ * file) do nothing. Use as `const { test, before, after } = sqliteOnlyFile('why');`.
+ */
+export function sqliteOnlyFile(reason) {
+  if (!onPostgres()) return nodeTest;
+  const skipped =
+    (run) =>
+    (name, ...rest) =>
+      run(name, { skip: `SQLite only: ${reason}` }, () => {});
+  const noHook = () => {};
+  return {
+    ...nodeTest,
+    test: skipped(nodeTest.test),
+    it: skipped(nodeTest.it),
+    describe: skipped(nodeTest.describe),
+    suite: skipped(nodeTest.suite),
+    before: noHook,
+    after: noHook,
+    beforeEach: noHook,
+    afterEach: noHook,
+  };
 }
 
 /** Options for a PostgreSQL twin of a SQLite-only test: skipped on SQLite. */
@@ -63,3 +89,15 @@ export const MOVES_THE_CLOCK =
 /** The reason of the tests of the same-host recovery by pid, which the engine does on SQLite only. */
 export const SAME_HOST_PIDS =
   "same-host recovery by pid (SQLite's single host); on PostgreSQL a dead node is found by its lapsed heartbeat, never by pid";
+
+/**
+ * The reason of the tests that still look into the SQLite file with a connection of their own
+ * (better-sqlite3) to check what the server wrote: to run on PostgreSQL they must read through the
+ * store (helper.ts openTestStore, scripts/test-sql.mjs), as the converted tests do.
+ */
+export const READS_THE_SQLITE_FILE =
+  'checks what the server wrote by reading the SQLite file with its own better-sqlite3 connection (not yet read through the store)';
+
+export const SQLITE_PRAGMAS =
+  "reads SQLite's pragmas (journal_mode=WAL, synchronous=FULL, foreign_keys) from the server's connection and a second one";
+export const SQLITE_QUERY_PLANS = "checks the plans SQLite chooses (EXPLAIN QUERY PLAN) for its store's hot queries";

@@ -46,7 +46,8 @@ export async function startTestServer(
         if (fresh) await fresh.drop();
         // A restart on a SQLite file removes its directory, as the first server would have. (A
         // PostgreSQL database another server may still use stays until the test server stops.)
-        else if (!databaseEnv(databasePath).DATABASE_URL) rmSync(dirname(databasePath), { recursive: true, force: true });
+        else if (!databaseEnv(databasePath).DATABASE_URL)
+          rmSync(dirname(databasePath), { recursive: true, force: true });
       })),
   };
 }

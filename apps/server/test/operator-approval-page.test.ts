@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, launchBrowser, watchForErrors } from './browser-helper.ts';
 import { startTestServer, type TestServer } from './helper.ts';
@@ -22,6 +21,9 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const SCREENSHOTS = fileURLToPath(
   new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../../docs/' : '../../../test-artifacts/', import.meta.url),

@@ -2,7 +2,6 @@
 // operator; approve applies it (the agent's poll ends completed with the approver), reject applies
 // nothing; every refusal changes no booking; an overlapping reflow waits until the first is decided.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { peek } from '../harness/peek.ts';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
@@ -16,6 +15,9 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, describe, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const WAIT_MESSAGE =
   /^Waiting for an operator to approve: \d+ moves, \d+ bookings? unresolved \(reflow studio-b, 7–20 Sep\)$/;

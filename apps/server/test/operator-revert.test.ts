@@ -2,7 +2,6 @@
 // every moved booking back (and confirm again those marked needs_rebooking) unless it changed
 // since; audited like an apply; once per reflow; every refusal changes nothing.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { peek } from '../harness/peek.ts';
 import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
@@ -16,6 +15,9 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 let s: TestServer;
 before(async () => {

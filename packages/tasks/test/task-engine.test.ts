@@ -117,49 +117,53 @@ test('a cancelled task discards its attempt: writes it would commit roll back', 
   assert.deepEqual(await engine.store.audit.unresolvedOf(task.id), [], 'its write rolled back');
 });
 
-test('after a restart the new process reclaims the task; the old attempt, still running, can no longer write', sqliteOnly(SAME_HOST_PIDS), async () => {
-  let releaseOld!: () => void;
-  const oldGate = new Promise<void>((r) => (releaseOld = r));
-  const path = freshPath();
-  const old = await engineOn(path, []);
-  old.engine.register({
-    kind: 'job',
-    // Like a solve that never looks at its signal: it only ends when the test lets it.
-    async run(_input, ctx) {
-      await oldGate;
-      return {
-        status: 'completed',
-        commit: async (tx) => {
-          await tx.audit.recordUnresolved(sideEffect(ctx.taskId));
-          return { result: { by: 'old' }, message: 'old' };
-        },
-      };
-    },
-  });
-  await old.engine.start();
-  const { task } = await old.engine.create({ owner: 'o', kind: 'job', input: {} });
-  await until(() => old.engine.runningCount === 1, 'the first attempt to start');
-  // A second process starts on the same file, as after a crash of the first; its attempt waits on a gate.
-  const next = gated('job');
-  const fresh = await engineOn(path, [next.handler]);
-  await fresh.engine.start();
-  await until(() => next.waiting() === 1, 'the second attempt to start');
-  // The old attempt now tries to commit while attempt 2 holds the task (status still working).
-  releaseOld();
-  await until(() => old.engine.runningCount === 0, 'the old attempt to end');
-  const during = (await fresh.engine.get(task.id))!;
-  assert.deepEqual(
-    [during.status, during.attempt, during.claimedBy, during.result],
-    ['working', 2, fresh.engine.instanceId, null],
-    'the stale attempt changed nothing',
-  );
-  assert.deepEqual(await old.store.audit.unresolvedOf(task.id), [], 'its commit rolled back');
-  assert.ok(!(await fresh.engine.store.tasks.events(task.id)).some((e) => e.attempt === 1 && e.kind === 'completed'));
-  next.openNext();
-  const done = await settled(fresh.engine, task.id);
-  assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
-  assert.deepEqual(JSON.parse(done!.result!), { input: {} }, "the result is the live attempt's");
-});
+test(
+  'after a restart the new process reclaims the task; the old attempt, still running, can no longer write',
+  sqliteOnly(SAME_HOST_PIDS),
+  async () => {
+    let releaseOld!: () => void;
+    const oldGate = new Promise<void>((r) => (releaseOld = r));
+    const path = freshPath();
+    const old = await engineOn(path, []);
+    old.engine.register({
+      kind: 'job',
+      // Like a solve that never looks at its signal: it only ends when the test lets it.
+      async run(_input, ctx) {
+        await oldGate;
+        return {
+          status: 'completed',
+          commit: async (tx) => {
+            await tx.audit.recordUnresolved(sideEffect(ctx.taskId));
+            return { result: { by: 'old' }, message: 'old' };
+          },
+        };
+      },
+    });
+    await old.engine.start();
+    const { task } = await old.engine.create({ owner: 'o', kind: 'job', input: {} });
+    await until(() => old.engine.runningCount === 1, 'the first attempt to start');
+    // A second process starts on the same file, as after a crash of the first; its attempt waits on a gate.
+    const next = gated('job');
+    const fresh = await engineOn(path, [next.handler]);
+    await fresh.engine.start();
+    await until(() => next.waiting() === 1, 'the second attempt to start');
+    // The old attempt now tries to commit while attempt 2 holds the task (status still working).
+    releaseOld();
+    await until(() => old.engine.runningCount === 0, 'the old attempt to end');
+    const during = (await fresh.engine.get(task.id))!;
+    assert.deepEqual(
+      [during.status, during.attempt, during.claimedBy, during.result],
+      ['working', 2, fresh.engine.instanceId, null],
+      'the stale attempt changed nothing',
+    );
+    assert.deepEqual(await old.store.audit.unresolvedOf(task.id), [], 'its commit rolled back');
+    assert.ok(!(await fresh.engine.store.tasks.events(task.id)).some((e) => e.attempt === 1 && e.kind === 'completed'));
+    next.openNext();
+    const done = await settled(fresh.engine, task.id);
+    assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
+    assert.deepEqual(JSON.parse(done!.result!), { input: {} }, "the result is the live attempt's");
+  },
+);
 
 test(
   'TTL counts from creation: an expired task reads as gone and the sweeper deletes it with its history',
