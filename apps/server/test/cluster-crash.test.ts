@@ -17,7 +17,7 @@ import { ClusterNode, freePort, pidOf, rows, seededClusterDatabase, type Cluster
 import { checkClusterInvariants, readBookings } from './cluster-invariants.ts';
 import { rpc } from './helper.ts';
 
-const ROUNDS = Number(process.env.CLUSTER_ROUNDS ?? 24);
+const ROUNDS = Number(process.env.CLUSTER_ROUNDS ?? 20);
 const SEED = Number(process.env.CLUSTER_SEED ?? Date.now() % 1_000_000);
 /** Unfinished tasks a principal may have, across the cluster. */
 const CAP = 3;
