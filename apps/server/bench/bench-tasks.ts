@@ -98,6 +98,10 @@ if (opts.store !== 'sqlite') {
     pollers,
     creators,
     postgresUrl: opts.postgresUrl,
+  }).catch((error: Error) => {
+    // A server that is missing, unreachable or not durable: the reason, not a stack.
+    console.error(`bench:tasks --store ${opts.store}: ${error.message}`);
+    process.exit(1);
   });
   console.log('');
   for (const note of compared.notes) console.log(note);

@@ -92,7 +92,7 @@ export async function compareStores(
       if (rows.length === 2) {
         const ratio = rows[1].figures.p99Ms / base.p99Ms;
         verdicts.push({
-          text: `PostgreSQL durable create p99 ${ratio.toFixed(2)}× SQLite synchronous=FULL (${ms(rows[1].figures.p99Ms)} vs ${ms(base.p99Ms)} ms)`,
+          text: `PostgreSQL durable create p99 ${ratio.toFixed(2)}× SQLite synchronous=FULL (${ms(rows[1].figures.p99Ms)} vs ${ms(base.p99Ms)} ms; p50 ${(rows[1].figures.p50Ms / base.p50Ms).toFixed(2)}×)`,
           ok: ratio <= 2,
           target: '≤ 2×',
         });
@@ -161,7 +161,7 @@ export async function compareStores(
           'max ms',
           'row created → claim: p50 ms',
           'p99 ms',
-          'claimed by the idle node',
+          'claimed by the node meant to',
         ],
         style,
       });
