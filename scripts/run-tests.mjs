@@ -3,8 +3,10 @@
 // through the same `tsx --test` command; then both runs' summaries and one combined line.
 // Extra arguments replace the file list (e.g. `npm test -- apps/server/test/auth.test.ts`);
 // REFLOW_TEST_STORES=postgres (or sqlite) runs one store only.
-// The store contract suite (packages/db/test/store-*.test.ts) opens both stores itself, so it runs
-// in the SQLite pass only. Exit status: non-zero when either run failed or executed no test.
+// Suites that choose their stores themselves run in one pass only: the store contract suites
+// (packages/db/test/store-*.test.ts, both stores in one run) in the SQLite pass, the cluster tests
+// (apps/server/test/cluster-*.test.ts, always PostgreSQL) in the PostgreSQL pass.
+// Exit status: non-zero when either run failed, cancelled a test or passed none.
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,8 +14,11 @@ import { TEST_STORES } from './test-store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ALL_FILES = ['packages/*/test/*.test.ts', 'apps/*/test/*.test.ts', 'seed/test/*.test.ts'];
-/** Suites that cover both stores in one run. */
-const BOTH_STORES_IN_ONE_RUN = /^packages\/db\/test\/store-.*\.test\.ts$/;
+/** Suites that choose their stores themselves, and the one pass they run in. */
+const ONE_PASS_ONLY = [
+  { files: /^packages\/db\/test\/store-.*\.test\.ts$/, pass: 'sqlite' },
+  { files: /^apps\/server\/test\/cluster-.*\.test\.ts$/, pass: 'postgres' },
+];
 
 const stores = (process.env.REFLOW_TEST_STORES || TEST_STORES.join(',')).split(',').filter(Boolean);
 for (const s of stores) if (!TEST_STORES.includes(s)) throw new Error(`REFLOW_TEST_STORES: unknown store ${s}`);
@@ -27,8 +32,8 @@ function expand(patterns) {
 
 /** Runs one pass; resolves with its counts (from the reporter's summary) and wall time. */
 function runPass(store) {
-  const files = expand(chosen.length ? chosen : ALL_FILES).filter(
-    (file) => store === 'sqlite' || !BOTH_STORES_IN_ONE_RUN.test(file),
+  const files = expand(chosen.length ? chosen : ALL_FILES).filter((file) =>
+    ONE_PASS_ONLY.every(({ files, pass }) => pass === store || !files.test(file)),
   );
   const args = ['--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=600000', ...files];
   const started = Date.now();

@@ -36,10 +36,7 @@ export function sqliteOnly(reason) {
  */
 export function sqliteOnlyFile(reason) {
   if (!onPostgres()) return nodeTest;
-  const skipped =
-    (run) =>
-    (name, ...rest) =>
-      run(name, { skip: `SQLite only: ${reason}` }, () => {});
+  const skipped = (run) => (name) => run(name, { skip: `SQLite only: ${reason}` }, () => {});
   const noHook = () => {};
   return {
     ...nodeTest,
@@ -66,7 +63,7 @@ export function postgresOnly(reason) {
 export async function freshTestDatabase() {
   if (onPostgres()) {
     const database = await createTestDatabase();
-    return { location: database.url, env: { DATABASE_URL: database.url }, drop: database.drop };
+    return { location: database.url, env: { DATABASE_URL: database.url }, drop: () => database.drop() };
   }
   const dir = mkdtempSync(join(tmpdir(), 'reflow-test-'));
   const path = join(dir, 'reflow.db');

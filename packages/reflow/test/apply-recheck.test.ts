@@ -98,9 +98,10 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
   assert.equal((await row(cancelled.bookingId)).room_id, 'studio-b');
   assert.equal(real.moved + real.unresolved, dry.moved + dry.unresolved, 'every affected booking is moved or reported');
   assert.ok(real.moved <= dry.moved - 2);
-  const audited = (await opened.sql.all('SELECT booking_id FROM reflow_moves WHERE task_id = ?', task.id)) as {
-    booking_id: string;
-  }[];
+  const audited = await opened.sql.all<{ booking_id: string }>(
+    'SELECT booking_id FROM reflow_moves WHERE task_id = ?',
+    task.id,
+  );
   assert.ok(!audited.some((m) => m.booking_id === blocked.bookingId || m.booking_id === cancelled.bookingId));
   assert.equal(audited.length, real.moved);
   assert.deepEqual(await overlaps(), []);

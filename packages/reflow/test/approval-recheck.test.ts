@@ -65,11 +65,11 @@ test('bookings edited while the approval question was open are reported changed,
     before,
     'the edited bookings are left as they are now',
   );
-  const audit = (await opened.sql.all(
+  const audit = await opened.sql.all<{ booking_id: string; code: string }>(
     `SELECT booking_id, code FROM reflow_unresolved WHERE task_id = ? AND booking_id IN (?, ?, ?)`,
     task.id,
     ...edited,
-  )) as { booking_id: string; code: string }[];
+  );
   assert.deepEqual(
     audit.map((a) => [a.booking_id, a.code]).sort(),
     edited.map((id) => [id, 'changed']).sort(),
