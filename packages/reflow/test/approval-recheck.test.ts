@@ -28,12 +28,11 @@ test('bookings edited while the approval question was open are reported changed,
   const input = { month: '2026-09', offlineRooms: ['studio-b'], from: '2026-09-01', to: '2026-09-30', dryRun: false };
   const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...input, confirm: true } });
   const deadline = Date.now() + 60_000;
-  while ((await engine.get(task.id))?.status !== 'input_required') {
-    assert.ok(
-      Date.now() < deadline && (await engine.get(task.id))?.status === 'working',
-      'the task parks for approval',
-    );
+  // One read per look: two reads could see 'working', then 'input_required' in between.
+  for (let status = (await engine.get(task.id))?.status; status !== 'input_required';) {
+    assert.ok(Date.now() < deadline && status === 'working', 'the task parks for approval');
     await new Promise((r) => setTimeout(r, 20));
+    status = (await engine.get(task.id))?.status;
   }
   const kept = (await store.inputs.get(task.id))!.state as {
     plan: { moves: { bookingId: string }[]; unresolved: { bookingId: string; code: string }[] };

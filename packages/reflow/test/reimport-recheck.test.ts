@@ -59,12 +59,11 @@ test('a plan awaiting approval across an import --replace applies nothing when a
   const { sql, store, engine } = await withEngine(t);
   const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: { ...INPUT, confirm: true } });
   const deadline = Date.now() + 60_000;
-  while ((await engine.get(task.id))?.status !== 'input_required') {
-    assert.ok(
-      Date.now() < deadline && (await engine.get(task.id))?.status === 'working',
-      'the task parks for approval',
-    );
+  // One read per look: two reads could see 'working', then 'input_required' in between.
+  for (let status = (await engine.get(task.id))?.status; status !== 'input_required';) {
+    assert.ok(Date.now() < deadline && status === 'working', 'the task parks for approval');
     await new Promise((r) => setTimeout(r, 20));
+    status = (await engine.get(task.id))?.status;
   }
   await importSite(SITE, store, { replace: true });
   const reimported = await bookings(sql);
