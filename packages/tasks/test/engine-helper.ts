@@ -35,8 +35,9 @@ export function engineFactory() {
   }
   return {
     freshPath: () => join(dir, `e${++n}.db`),
-    /** Another store on the data at `path` (like another process); the caller closes it. */
-    openStore: (path: string) => openStoreAt(path, undefined),
+    /** A reader on the data at `path` (another connection, like another process); the caller closes it. */
+    openReader: async (path: string): Promise<Store> =>
+      onPostgres() ? openStoreAt(path, undefined) : openSqliteStore(path, { readonly: true }),
     /** `now`, when given, is the store's clock (every lease and TTL is judged by it) and the engine's (SQLite only). */
     async open(
       path: string,
