@@ -5,6 +5,7 @@ import { sharedSchemas } from './api-schemas.ts';
 import { approvalRoutes } from './approval-routes.ts';
 import { reflowRoutes } from './reflow-routes.ts';
 import { exportRoutes } from './export-routes.ts';
+import { nodeListSchema, nodeRoutes } from './node-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
@@ -19,7 +20,7 @@ const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
  */
 export async function apiRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
   app.addSchema(errorBodySchema);
-  for (const schema of sharedSchemas) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, nodeListSchema]) app.addSchema(schema);
 
   // ajv would drop unknown query parameters silently; a misspelt filter must not list everything.
   app.addHook('preValidation', async (request) => {
@@ -62,4 +63,5 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
   await app.register(approvalRoutes, { services: options.services });
   await app.register(reflowRoutes, { services: options.services });
   await app.register(exportRoutes, { services: options.services });
+  await app.register(nodeRoutes, { services: options.services });
 }
