@@ -16,7 +16,7 @@ export function renderClusterLine(container, { nodes, answeredBy }) {
         },
         `${node.host}:${node.pid} `,
         node.running.length
-          ? el('span', { class: 'cluster-running', text: `runs ${node.running.map(shortId).join(', ')}` })
+          ? el('span', { class: 'cluster-running', text: `runs ${node.running.map((id) => shortId(id)).join(', ')}` })
           : el('span', { class: 'cluster-idle', text: node.workers ? 'idle' : 'accept-only' }),
       ),
     ),
