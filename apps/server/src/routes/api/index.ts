@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../database-unavailable.ts';
 import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
 import { approvalRoutes } from './approval-routes.ts';
@@ -48,6 +49,13 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
     if (error.validation) {
       const where = error.validationContext === 'querystring' ? 'RFL_BAD_FILTER' : 'RFL_BAD_REQUEST';
       return reply.code(400).send({ error: error.message, code: where });
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unreachable');
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send({ error: DATABASE_UNAVAILABLE_MESSAGE, code: 'RFL_DATABASE_UNAVAILABLE' });
     }
     throw error; // the application's handler: logs 5xx, hides their details, keeps code and status
   });
