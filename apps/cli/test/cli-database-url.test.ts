@@ -27,8 +27,8 @@ before(async () => {
   store = await openPostgresStore(database.url);
 });
 after(async () => {
-  await store?.close();
-  await database?.drop();
+  await store.close();
+  await database.drop();
 });
 
 test('reflow import --database-url imports into PostgreSQL; $DATABASE_URL does the same; both flags are refused', async () => {
