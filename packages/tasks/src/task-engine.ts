@@ -337,12 +337,17 @@ export class TaskEngine {
   }
 
   async #claimWhileRoom(): Promise<void> {
+    let claimed = false;
     while (!this.#stopping && this.#running.size < this.#o.concurrency) {
       // Never its own running tasks: their leases may have lapsed while their attempts live on.
       const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()]);
-      if (!row) return;
+      if (!row) break;
       this.#launch(row);
+      claimed = true;
     }
+    // A claim that committed just after another node declared this one dead (and released what it
+    // held) would stand until the next heartbeat, up to a third of a lease: ask now instead.
+    if (claimed) await this.#beat();
   }
 
   #launch(row: TaskRow): void {
