@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
 import { TaskEngine, type TaskHandler } from '../src/index.ts';
+import { onPostgres } from '../../../scripts/test-store.mjs';
 import { engineFactory, gated, settled, silent, until } from './engine-helper.ts';
 
 const engines = engineFactory();
@@ -14,22 +15,28 @@ const LONG_LEASE_MS = 600_000; // its heartbeats (a third of it) never fire duri
 
 test('a node whose heartbeat lapsed: a survivor releases its working task within about a lease and runs it; the dead attempt writes nothing', async () => {
   const path = engines.freshPath();
-  // Node B, with a lease of 1 s, is up first (so it is not a restart on this host that reclaims
-  // a same-pid predecessor's claims at start): A's heartbeat older than 1 s means A is dead. The
-  // lease leaves A time to claim before it lapses (a claim on PostgreSQL under load took 350 ms;
-  // reaped before it claims, A would hold its claim until its own ten-minute lease).
   const leaseMs = 1000;
   const b = gated('job');
-  const { engine: nodeB, store } = await engines.open(path, [b.handler], { leaseMs, sweepIntervalMs: 50 });
-  await nodeB.start();
+  const a = gated('job');
   // Node A claims the task, then falls silent (its heartbeats never come, like a frozen or dead
   // process). Its claim has a lease of ten minutes, so only A's lapse as a node lets B take the task.
-  const a = gated('job');
+  // Node B, with a lease of 1 s, declares A dead once A's heartbeat is older than 1 s. On SQLite B is
+  // up first: started later, it would reclaim A's claim at once by the same-host pid check (both are
+  // this process), not by the lapse. On PostgreSQL (no pid check) B starts once A has claimed: up
+  // first, it would hear the create's NOTIFY too and race A for the claim.
+  const openB = async () => {
+    const opened = await engines.open(path, [b.handler], { leaseMs, sweepIntervalMs: 50 });
+    await opened.engine.start();
+    return opened;
+  };
+  let first: Awaited<ReturnType<typeof openB>> | undefined = onPostgres() ? undefined : await openB();
   const { engine: nodeA } = await engines.open(path, [a.handler], { leaseMs: LONG_LEASE_MS });
   await nodeA.start();
   const lastHeartbeat = Date.now();
   const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => a.waiting() === 1, 'attempt 1 on node A');
+  first ??= await openB();
+  const { engine: nodeB, store } = first;
   assert.equal((await nodeB.get(task.id))!.claimedBy, nodeA.instanceId);
   await until(() => b.waiting() === 1, 'node B to take the task over', 10_000);
   const tookMs = Date.now() - lastHeartbeat;
