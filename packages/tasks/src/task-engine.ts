@@ -337,17 +337,12 @@ export class TaskEngine {
   }
 
   async #claimWhileRoom(): Promise<void> {
-    let claimed = false;
     while (!this.#stopping && this.#running.size < this.#o.concurrency) {
       // Never its own running tasks: their leases may have lapsed while their attempts live on.
       const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()]);
-      if (!row) break;
+      if (!row) return;
       this.#launch(row);
-      claimed = true;
     }
-    // A claim that committed just after another node declared this one dead (and released what it
-    // held) would stand until the next heartbeat, up to a third of a lease: ask now instead.
-    if (claimed) await this.#beat();
   }
 
   #launch(row: TaskRow): void {
