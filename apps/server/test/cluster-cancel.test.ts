@@ -70,7 +70,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
 /** B's attempts running and its worker pool's load, from its own /metrics. */
 async function bLoad(): Promise<{ attempts: number; utilisation: number }> {
   const text = await (await fetch(`${B.baseUrl}/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  // A gauge may carry labels (`reflow_task_attempts_running{node="…"}`): B serves only its own.
+  const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
   return { attempts: value('reflow_task_attempts_running'), utilisation: value('reflow_worker_pool_utilisation') };
 }
 
