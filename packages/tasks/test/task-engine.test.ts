@@ -31,8 +31,7 @@ const echo: TaskHandler<{ value: number }> = {
 test('create is durable, dedupes identical work per owner, and completes', async () => {
   const path = freshPath();
   const { engine } = await engineOn(path, [echo]);
-  // Started after the dedupe checks: a finished task is no longer "identical work" to dedupe, and
-  // the reader's round trips (on PostgreSQL, real ones) would give the echo time to finish.
+  // Started after the dedupe checks: a finished task is no longer "identical work" to dedupe.
   const a = await engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
   const reader = await engines.openReader(path);
   try {
@@ -44,6 +43,11 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(again.created, false);
   assert.equal(again.task.id, a.task.id);
   assert.equal((await engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } })).created, true);
+  // An engine not yet started claims nothing: it has no node row and no heartbeat to keep a claim.
+  await engine.kick();
+  const waiting = await engine.get(a.task.id);
+  assert.equal(waiting?.attempt, 0);
+  assert.equal(waiting?.claimedBy, null);
   await engine.start();
   const done = await settled(engine, a.task.id);
   assert.equal(done?.status, 'completed');
