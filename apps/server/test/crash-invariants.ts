@@ -1,7 +1,8 @@
 // What must hold in the database after any number of crashes: every task terminal, the bookings
 // equal to the before-state plus exactly the audited moves of completed tasks, and no overlaps.
+// Read through plain SQL on a store (scripts/test-sql.mjs), the same on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
-import type Database from 'better-sqlite3';
+import type { TestSql } from '../../../scripts/test-sql.mjs';
 
 export interface BookingState {
   id: string;
@@ -11,17 +12,14 @@ export interface BookingState {
   status: string;
 }
 
-export function readBookings(db: Database.Database): Map<string, BookingState> {
-  const rows = db
-    .prepare('SELECT id, room_id, start_at, end_at, status FROM bookings ORDER BY id')
-    .all() as BookingState[];
+export async function readBookings(db: TestSql): Promise<Map<string, BookingState>> {
+  const rows = await db.all<BookingState>('SELECT id, room_id, start_at, end_at, status FROM bookings ORDER BY id');
   return new Map(rows.map((r) => [r.id, r]));
 }
 
 interface TaskState {
   id: string;
   status: string;
-  input: string;
   result: string | null;
 }
 
@@ -33,8 +31,8 @@ export interface InvariantSummary {
 }
 
 /** Asserts every invariant of the crash test; returns figures for the report. */
-export function checkInvariants(db: Database.Database, before: Map<string, BookingState>): InvariantSummary {
-  const tasks = db.prepare('SELECT id, status, input, result FROM tasks').all() as TaskState[];
+export async function checkInvariants(db: TestSql, before: Map<string, BookingState>): Promise<InvariantSummary> {
+  const tasks = await db.all<TaskState>('SELECT id, status, result FROM tasks');
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const byStatus: Record<string, number> = {};
   for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
@@ -47,16 +45,14 @@ export function checkInvariants(db: Database.Database, before: Map<string, Booki
 
   // Exactly-once recorded outcome: moves exist only for completed, applying tasks, and each such
   // task's audit has exactly the moves its recorded result reports.
-  const moves = db
-    .prepare('SELECT task_id, booking_id, from_room, to_room, from_start, to_start FROM reflow_moves ORDER BY id')
-    .all() as {
+  const moves = await db.all<{
     task_id: string;
     booking_id: string;
     from_room: string;
     to_room: string;
     from_start: number;
     to_start: number;
-  }[];
+  }>('SELECT task_id, booking_id, from_room, to_room, from_start, to_start FROM reflow_moves ORDER BY id');
   const movesPerTask = new Map<string, number>();
   for (const m of moves) {
     const task = byId.get(m.task_id);
@@ -90,11 +86,9 @@ export function checkInvariants(db: Database.Database, before: Map<string, Booki
     const duration = b.end_at - b.start_at;
     Object.assign(b, { room_id: m.to_room, start_at: m.to_start, end_at: m.to_start + duration });
   }
-  const unresolved = db.prepare('SELECT task_id, booking_id, code FROM reflow_unresolved').all() as {
-    task_id: string;
-    booking_id: string;
-    code: string;
-  }[];
+  const unresolved = await db.all<{ task_id: string; booking_id: string; code: string }>(
+    'SELECT task_id, booking_id, code FROM reflow_unresolved',
+  );
   for (const u of unresolved) {
     assert.equal(
       byId.get(u.task_id)?.status,
@@ -108,18 +102,16 @@ export function checkInvariants(db: Database.Database, before: Map<string, Booki
     );
     expected.get(u.booking_id)!.status = 'needs_rebooking';
   }
-  const after = readBookings(db);
+  const after = await readBookings(db);
   assert.equal(after.size, before.size, 'no booking lost or duplicated');
   for (const [id, want] of expected)
     assert.deepEqual(after.get(id), want, `booking ${id} = before-state + audited moves`);
 
-  const overlaps = db
-    .prepare(
-      `SELECT a.id AS a, b.id AS b, a.room_id AS room FROM bookings a JOIN bookings b
+  const overlaps = await db.all(
+    `SELECT a.id AS a, b.id AS b, a.room_id AS room FROM bookings a JOIN bookings b
          ON a.room_id = b.room_id AND a.id < b.id AND a.start_at < b.end_at AND b.start_at < a.end_at
        WHERE a.status = 'confirmed' AND b.status = 'confirmed'`,
-    )
-    .all();
+  );
   assert.deepEqual(overlaps, [], 'no two confirmed bookings overlap in any room');
   return {
     tasks: tasks.length,

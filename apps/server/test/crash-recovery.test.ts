@@ -1,34 +1,31 @@
-// The promise under real faults: the server runs as a child process on its own SQLite file and is
+// The promise under real faults: the server runs as a child process on its own database and is
 // SIGKILLed, round after round, right after a CreateTaskResult, in the middle of a solve, or inside
 // the apply transaction (through the documented test-only FAULT_KILL_IN_APPLY_AFTER_MOVES hook),
 // then restarted. Afterwards every task id a client received answers tasks/get, every task is
 // terminal, and the bookings are exactly the before-state plus the audited moves of completed tasks.
+// On SQLite the restarted process reclaims the dead one's attempts at once (same host, its pid is
+// gone); on PostgreSQL the restart is a new node that takes them over once the dead node's
+// heartbeat has lapsed for a lease, so that run uses a short lease.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqliteStore } from '@reflow/db';
 import { importSite } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { checkInvariants, readBookings } from './crash-invariants.ts';
-import {
-  peek,
-  pollFor,
-  seededRandom,
-  ServerExitedEarly,
-  startServerProcess,
-  type ServerProcess,
-} from './crash-harness.ts';
-import { rpc } from './helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { pollFor, seededRandom, ServerExitedEarly, startServerProcess, type ServerProcess } from './crash-harness.ts';
+import { openTestStore, rpc } from './helper.ts';
+import { testSql } from '../../../scripts/test-sql.mjs';
+import { freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 30);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 /** Generous enough that most tasks outlive a few kills and complete; a task killed more often fails, as it should. */
-const ENV = { MAX_ATTEMPTS: '4' };
+const ENV = {
+  MAX_ATTEMPTS: '4',
+  // PostgreSQL: a dead node's attempts wait for its heartbeat to lapse for a lease; keep that short.
+  ...(onPostgres() ? { LEASE_MS: '2000' } : {}),
+};
 const MODES = ['after-create', 'mid-solve', 'in-apply', 'random-delay'] as const;
 type Mode = (typeof MODES)[number];
 /** Where a kill must have landed in every run: each is asserted, and re-aimed at when missed. */
@@ -40,15 +37,16 @@ test(
   `SIGKILL at the worst moments, ${ROUNDS} rounds: no task id lost, no booking lost, doubled or half moved`,
   { timeout: 540_000 },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'reflow-crash-'));
-    const databasePath = join(dir, 'crash.db');
+    const database = await freshTestDatabase();
+    const databasePath = database.location;
     const random = seededRandom(SEED);
-    const seeded = openSqliteStore(databasePath);
-    await seeded.migrate();
-    await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), seeded);
-    const rooms = (await seeded.site.listRooms()).map((r) => r.id).sort();
-    const before = readBookings(seeded.connection.sqlite);
-    await seeded.close();
+    // The test's own connection, like another process: it seeds, then only reads what the servers wrote.
+    const store = await openTestStore(databasePath);
+    await store.migrate();
+    await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
+    const sql = await testSql(store);
+    const rooms = (await store.site.listRooms()).map((r) => r.id).sort();
+    const before = await readBookings(sql);
 
     const received = new Set<string>();
     const counts = {
@@ -65,23 +63,21 @@ test(
     // Also on a timeout, when the finally below never runs: the server is in its own process group.
     t.after(async () => {
       if (server && !server.dead) await server.kill();
+      await store.close().catch(() => {});
+      await database.drop();
     });
 
     /** A reflow of 1-4 days in the demo month; a room with confirmed bookings then, so there is work. */
-    const randomReflow = (dryRun: boolean) => {
+    const randomReflow = async (dryRun: boolean) => {
       const days = random.int(1, 4);
       const first = random.int(1, 30 - days + 1);
       const from = `2026-09-${String(first).padStart(2, '0')}`;
       const to = `2026-09-${String(first + days - 1).padStart(2, '0')}`;
-      const busiest = peek(
-        databasePath,
-        (db) =>
-          db
-            .prepare(
-              `SELECT room_id AS room, count(*) AS n FROM bookings WHERE status = 'confirmed' AND start_at >= ? AND start_at < ?
-           GROUP BY room_id ORDER BY n DESC LIMIT 3`,
-            )
-            .all(Date.parse(`${from}T00:00:00Z`), Date.parse(`${to}T23:59:59Z`)) as { room: string }[],
+      const busiest = await sql.all<{ room: string }>(
+        `SELECT room_id AS room, count(*) AS n FROM bookings WHERE status = 'confirmed' AND start_at >= ? AND start_at < ?
+         GROUP BY room_id ORDER BY n DESC, room_id LIMIT 3`,
+        Date.parse(`${from}T00:00:00Z`),
+        Date.parse(`${to}T23:59:59Z`),
       );
       const room = busiest.length ? random.pick(busiest).room : random.pick(rooms);
       return { month: '2026-09', offline_rooms: [room], from, to, ...(dryRun ? { dry_run: true } : {}) };
@@ -123,14 +119,15 @@ test(
       }
     };
 
-    const eventSeen = (taskIds: string[], kind: string) =>
-      peek(databasePath, (db) => {
-        if (taskIds.length === 0) return undefined;
-        const marks = taskIds.map(() => '?').join(',');
-        return db
-          .prepare(`SELECT task_id FROM task_events WHERE kind = ? AND attempt >= 1 AND task_id IN (${marks}) LIMIT 1`)
-          .get(kind, ...taskIds) as { task_id: string } | undefined;
-      });
+    const eventSeen = async (taskIds: string[], kind: string) => {
+      if (taskIds.length === 0) return undefined;
+      const marks = taskIds.map(() => '?').join(',');
+      return sql.get<{ task_id: string }>(
+        `SELECT task_id FROM task_events WHERE kind = ? AND attempt >= 1 AND task_id IN (${marks}) LIMIT 1`,
+        kind,
+        ...taskIds,
+      );
+    };
 
     /** Rounds that landed at each kill point the test promises to exercise. */
     const landed = (): Record<KillPoint, number> => ({
@@ -181,12 +178,12 @@ test(
 
         if (mode === 'after-create') {
           // Kill the moment the first CreateTaskResult arrives; the others are still in flight.
-          const first = await Promise.race(batch.map((dry) => submit(url, randomReflow(dry))));
+          const first = await Promise.race(batch.map(async (dry) => submit(url, await randomReflow(dry))));
           await server.kill();
           if (first) counts.killedAfterCreate++;
         } else {
           for (const dry of batch) {
-            const id = await submit(url, randomReflow(dry));
+            const id = await submit(url, await randomReflow(dry));
             if (id) ids.push(id);
           }
           if (mode === 'mid-solve') {
@@ -225,14 +222,8 @@ test(
       counts.restarts++;
       await checkAllAnswer(server.mcpUrl);
       const settled = await pollFor(
-        () =>
-          peek(
-            databasePath,
-            (db) =>
-              db.prepare("SELECT count(*) AS n FROM tasks WHERE status IN ('working', 'input_required')").get() as {
-                n: number;
-              },
-          ).n === 0
+        async () =>
+          (await sql.value("SELECT count(*) AS n FROM tasks WHERE status IN ('working', 'input_required')")) === 0
             ? true
             : undefined,
         60_000,
@@ -254,23 +245,15 @@ test(
       const ended = await server.terminate(15_000);
       assert.equal(ended, 'exit 0', `SIGTERM ends the server cleanly:\n${server.output().slice(-2000)}`);
 
-      const summary = peek(databasePath, (db) => checkInvariants(db, before));
+      const summary = await checkInvariants(sql, before);
       if (process.env.CRASH_VERBOSE)
-        peek(databasePath, (db) =>
-          console.log(db.prepare("SELECT id, status, error FROM tasks WHERE status <> 'completed'").all()),
-        );
-      const interrupted = peek(
-        databasePath,
-        (db) =>
-          (
-            db.prepare("SELECT count(DISTINCT task_id) AS n FROM task_events WHERE kind = 'released'").get() as {
-              n: number;
-            }
-          ).n,
+        console.log(await sql.all("SELECT id, status, error FROM tasks WHERE status <> 'completed'"));
+      const interrupted = await sql.value(
+        "SELECT count(DISTINCT task_id) AS n FROM task_events WHERE kind = 'released'",
       );
       assert.ok(received.size > 0);
       console.log(
-        `crash test (CRASH_SEED=${SEED}): rounds ${counts.rounds}, kills ${counts.kills} (after create ${counts.killedAfterCreate}, mid-solve ${counts.killedMidSolve}, ` +
+        `crash test on ${store.dialect} (CRASH_SEED=${SEED}): rounds ${counts.rounds}, kills ${counts.kills} (after create ${counts.killedAfterCreate}, mid-solve ${counts.killedMidSolve}, ` +
           `inside apply ${counts.killedInApply}; ${counts.reAims} rounds re-aimed), restarts ${counts.restarts}, tasks ${summary.tasks} (ids received ${received.size}; ` +
           `${Object.entries(summary.byStatus)
             .map(([s, n]) => `${s} ${n}`)
@@ -284,7 +267,6 @@ test(
       throw error;
     } finally {
       if (server && !server.dead) await server.kill();
-      rmSync(dir, { recursive: true, force: true });
     }
   },
 );

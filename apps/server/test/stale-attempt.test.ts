@@ -1,15 +1,13 @@
-// The fence through two real servers on one file: one is solving a reflow when its lease lapses
+// The fence through two real servers on one database: one is solving a reflow when its lease lapses
 // (as after a long stall) and the other takes the task over. The first attempt keeps solving and
 // tries to commit *while* the second runs; it must write nothing: the task completes once, by
 // attempt 2, and the bookings hold exactly the moves its result reports.
 import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkInvariants, readBookings } from './crash-invariants.ts';
-import type { SqliteStore } from '@reflow/db';
 import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { testSql } from '../../../scripts/test-sql.mjs';
 
 const TRIES = ['2026-09-07', '2026-09-14', '2026-09-21'];
 
@@ -33,14 +31,14 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
   t.after(() => a.close());
   const b = await startTestServer({}, a.databasePath);
   t.after(() => b.close({ keepDatabase: true }));
-  // A stall is staged by lapsing the lease in the file itself (SQLite only: two servers on one file).
-  const { sqlite } = (a.services.store as SqliteStore).connection;
+  // A stall is staged by lapsing the lease in the database itself, behind both engines' backs.
+  const sql = await testSql(a.services.store);
   const tasks = a.services.store.tasks;
   const servers = [a, b];
   let overlapped = 0;
   // The stale commit must land while attempt 2 still runs; should attempt 2 ever finish first,
   // the next window tries again (bounded).
-  const before = readBookings(sqlite);
+  const before = await readBookings(sql);
   for (const from of TRIES) {
     const to = `2026-09-${String(Number(from.slice(-2)) + 6).padStart(2, '0')}`;
     const args = { month: '2026-09', offline_rooms: ['studio-b'], from, to };
@@ -55,8 +53,9 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     const claimant = (await tasks.get(taskId))!.claimedBy;
     const old = servers.find((s) => s.services.engine.instanceId === claimant)!;
     const next = servers.find((s) => s !== old)!;
-    // Its lease lapses; the other server claims the task at once: attempt 2.
-    sqlite.prepare('UPDATE tasks SET lease_expires_at = ? WHERE id = ?').run(Date.now() - 1, taskId);
+    // Its lease lapses; the other server claims the task at once: attempt 2. (A minute back, so it
+    // has lapsed by the database's clock too, which PostgreSQL judges leases by.)
+    assert.equal(await sql.run('UPDATE tasks SET lease_expires_at = ? WHERE id = ?', Date.now() - 60_000, taskId), 1);
     await next.services.engine.kick();
     const claimed = (await tasks.get(taskId))!;
     assert.deepEqual([claimed.attempt, claimed.claimedBy], [2, next.services.engine.instanceId]);
@@ -75,7 +74,7 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     assert.equal(done.status, 'completed');
     // The bookings are the before-state plus exactly the audited moves of each completed task,
     // and this task's audit holds exactly the moves its (attempt 2's) result reports.
-    checkInvariants(sqlite, before);
+    await checkInvariants(sql, before);
     assert.equal((await a.services.store.audit.movesOf(taskId)).length, done.result.structuredContent.moved);
     if (attempt2StillRunning) {
       overlapped++;
