@@ -248,7 +248,7 @@ test(
       const summary = await checkInvariants(sql, before);
       if (process.env.CRASH_VERBOSE)
         console.log(await sql.all("SELECT id, status, error FROM tasks WHERE status <> 'completed'"));
-      const interrupted = await sql.value(
+      const interrupted = await sql.value<number>(
         "SELECT count(DISTINCT task_id) AS n FROM task_events WHERE kind = 'released'",
       );
       assert.ok(received.size > 0);
