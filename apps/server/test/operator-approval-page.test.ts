@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, launchBrowser, watchForErrors } from './browser-helper.ts';
 import { startTestServer, type TestServer } from './helper.ts';
-import { peek } from '../harness/peek.ts';
 import { assertCsvListsMoves, assertIcsListsMoves } from './changes-check.ts';
 import {
   AGENT,
@@ -21,21 +21,20 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const SCREENSHOTS = fileURLToPath(
   new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../../docs/' : '../../../test-artifacts/', import.meta.url),
 );
 
-/** Where the given bookings are now. */
-function peekPlacement(server: TestServer, moves: { bookingId: string }[]) {
-  return peek(server.databasePath, (db) =>
-    moves.map(
-      (m) => db.prepare('SELECT room_id AS room FROM bookings WHERE id = ?').get(m.bookingId) as { room: string },
-    ),
-  );
+/** Which room each of the given bookings is in now, read through the server's store. */
+async function roomsOf(server: TestServer, moves: { bookingId: string }[]): Promise<string[]> {
+  const rooms: string[] = [];
+  for (const m of moves) {
+    const booking = await server.services.store.bookings.get(m.bookingId);
+    assert.ok(booking, `booking ${m.bookingId} exists`);
+    rooms.push(booking.roomId);
+  }
+  return rooms;
 }
 
 test(
@@ -163,9 +162,9 @@ test(
     );
 
     // The room is back: revert the approved reflow from its page; the calendar shows the bookings back.
-    const placedBefore = peekPlacement(server, done.result.structuredContent.moves);
+    const placedBefore = await roomsOf(server, done.result.structuredContent.moves);
     assert.ok(
-      placedBefore.every((p) => p.room !== 'studio-b'),
+      placedBefore.every((room) => room !== 'studio-b'),
       'moved out of studio-b',
     );
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
@@ -174,7 +173,7 @@ test(
     await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(first), { timeout: 15_000 });
     await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
     assert.match(await detail.locator('.status-message').innerText(), /^Put back \d+ booking/);
-    assert.ok(peekPlacement(server, done.result.structuredContent.moves).every((p) => p.room === 'studio-b'));
+    assert.ok((await roomsOf(server, done.result.structuredContent.moves)).every((room) => room === 'studio-b'));
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
     await detail.locator('.calendar[data-mode="after"]').waitFor({ timeout: 15_000 });
     assert.equal(
