@@ -63,6 +63,11 @@ test(
     assert.equal(await page.locator('#task-rows tr').count(), 1, 'the filter lists only what awaits a decision');
     await row.click();
     const detail = page.locator('#detail');
+    // The detail shows `taskId` (not the task shown before a hash change), completed when asked.
+    const detailOf = (taskId: string) =>
+      detail.locator('.detail-head', { has: page.locator('.task-id', { hasText: taskId }) });
+    const completedDetail = (taskId: string) =>
+      detailOf(taskId).locator('[data-status="completed"]').waitFor({ timeout: 60_000 });
     const panel = detail.locator('.approval');
     await panel.waitFor({ timeout: 15_000 });
     assert.match(
@@ -149,9 +154,10 @@ test(
     await page.locator('#reflow-to').fill('2026-09-30');
     await page.locator('#reflow-dry-run').uncheck();
     await page.locator('#reflow-start').click();
-    await page.waitForURL(/#task=tsk_/, { timeout: 15_000 });
+    // The page still shows the second reflow until the form's task opens.
+    await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(second), { timeout: 15_000 });
     const formTask = /#task=(tsk_\w+)/.exec(page.url())![1];
-    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    await completedDetail(formTask);
     const formDetail = (await api(server.url, 'GET', `/api/tasks/${formTask}`)).body;
     assert.equal(formDetail.task.owner, 'ops');
     assert.deepEqual(formDetail.reflow.window, { from: '2026-09-28', to: '2026-09-30' });
@@ -168,13 +174,15 @@ test(
       'moved out of studio-b',
     );
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
+    await detailOf(first).waitFor({ timeout: 15_000 });
     await detail.locator('button[data-action="revert"]').click();
     await detail.locator('button[data-action="confirm-revert"]').click();
     await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(first), { timeout: 15_000 });
-    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    await completedDetail(/#task=(tsk_\w+)/.exec(page.url())![1]);
     assert.match(await detail.locator('.status-message').innerText(), /^Put back \d+ booking/);
     assert.ok((await roomsOf(server, done.result.structuredContent.moves)).every((room) => room === 'studio-b'));
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
+    await detailOf(first).waitFor({ timeout: 15_000 });
     await detail.locator('.calendar[data-mode="after"]').waitFor({ timeout: 15_000 });
     assert.equal(
       await detail.locator('.calendar .cal-cell[data-room="studio-b"] .bk.b-moved').count(),
@@ -202,7 +210,7 @@ test(
     await detail.locator('button[data-action="apply-plan"]').click();
     await page.waitForURL((url) => !url.hash.includes(dryTask), { timeout: 15_000 });
     const exactTask = /#task=(tsk_\w+)/.exec(page.url())![1];
-    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    await completedDetail(exactTask);
     const exact = (await api(server.url, 'GET', `/api/tasks/${exactTask}`)).body.reflow;
     assert.equal(exact.summary.applied, true);
     const key = (m: any) => `${m.bookingId}|${m.toRoom}|${m.toStart}`;
