@@ -46,7 +46,7 @@ function runPass(store) {
   let tail = '';
   child.stdout.on('data', (chunk) => {
     process.stdout.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
+    tail = (tail + chunk.toString()).slice(-200_000); // the summary precedes a failure list that can be long
   });
   return new Promise((resolve) =>
     child.on('close', (code) => {

@@ -1,16 +1,12 @@
 // `reflow tasks approve|reject` as an operator runs them against a real server under APPROVAL=operator:
 // an agent's reflow waits; reject needs a reason; approve applies it; a second decision is refused.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig, startServer } from '@reflow/server-app';
 import { McpHttpClient } from '../src/mcp-http-client.ts';
-import { runReflow as reflow } from './cli-helpers.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { runReflow as reflow, scratch, server as startServer } from './cli-helpers.ts';
 
 const AGENT = 'agent-token-0123456789abcdef';
 const OPS = 'ops-token-0123456789abcdef';
@@ -19,18 +15,12 @@ test(
   'reflow tasks approve|reject: list --awaiting, reject needs --reason, approve applies, twice is refused',
   { timeout: 180_000 },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'reflow-cli-approve-'));
-    const server = await startServer(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_PATH: join(dir, 'reflow.db'),
-        WORKERS: '2',
-        LOG_LEVEL: 'silent',
-        AUTH_TOKENS: `agent:client:${AGENT},ops:operator:${OPS}`,
-        APPROVAL: 'operator',
-      }),
-    );
+    const dir = scratch();
+    const server = await startServer(join(dir, 'reflow.db'), {
+      WORKERS: '2',
+      AUTH_TOKENS: `agent:client:${AGENT},ops:operator:${OPS}`,
+      APPROVAL: 'operator',
+    });
     t.after(async () => {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
@@ -80,6 +70,10 @@ test(
     const done = await untilDone(first);
     assert.equal(done.result.structuredContent.applied, true);
     assert.equal(done.result.structuredContent.operatorDecision.by, 'ops');
+    // What the server wrote: one audited move per move the result reports.
+    const movesOf = async (taskId: string) => (await server.services.store.audit.movesOf(taskId)).length;
+    assert.ok(done.result.structuredContent.moved > 0);
+    assert.equal(await movesOf(first), done.result.structuredContent.moved);
     const twice = await reflow(['tasks', 'approve', first, ...op]);
     assert.equal(twice.status, 1);
     assert.match(twice.stderr, /RFL_NOT_AWAITING_APPROVAL/);
@@ -91,6 +85,7 @@ test(
     const after = await untilDone(second);
     assert.equal(after.result.structuredContent.applied, false);
     assert.equal(after.result.structuredContent.operatorDecision.reason, 'studio-b is back');
+    assert.equal(await movesOf(second), 0, 'rejected: nothing written');
     const asClient = await reflow(['tasks', 'approve', second, '--url', server.url, '--token', AGENT]);
     assert.equal(asClient.status, 1);
     assert.match(asClient.stderr, /operator/);

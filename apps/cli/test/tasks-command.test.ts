@@ -1,30 +1,18 @@
 // `npx reflow tasks list|show|cancel` as an operator runs it, against a real server on a random port.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, startServer } from '@reflow/server-app';
+import { test } from 'node:test';
 import { McpHttpClient } from '../src/mcp-http-client.ts';
-import { runReflow as reflow } from './cli-helpers.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { runReflow as reflow, scratch, server as startServer } from './cli-helpers.ts';
 
 test(
   'reflow tasks: list, show, cancel against a running server; clear errors and exit codes',
   { timeout: 120_000 },
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'reflow-cli-tasks-'));
+    const dir = scratch();
     // No workers: the task stays working until the operator cancels it.
-    const server = await startServer(
-      loadConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_PATH: join(dir, 'reflow.db'),
-        WORKERS: '0',
-        LOG_LEVEL: 'silent',
-      }),
-    );
+    const server = await startServer(join(dir, 'reflow.db'), { WORKERS: '0' });
     t.after(async () => {
       await server.close();
       rmSync(dir, { recursive: true, force: true });

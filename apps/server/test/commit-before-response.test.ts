@@ -1,37 +1,37 @@
 // "Committed before the response", seen from outside the server: the server runs as its own
 // process, and the moment the first byte of each CreateTaskResult arrives, this process looks in
-// the SQLite file with its own connection. The task must already be there, every time. Many
-// requests at once keep the server's event loop busy, so a commit that trailed its response by
-// even one turn would still be missing when the bytes arrive.
+// the database with its own connection (the SQLite file, or the PostgreSQL database). The task
+// must already be there, every time. Many requests at once keep the server's event loop busy, so
+// a commit that trailed its response by even one turn would still be missing when the bytes arrive.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { test } from 'node:test';
+import { openStore, type Store } from '@reflow/db';
 import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
-import { startServerProcess } from '../harness/server-process.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
+import { databaseEnv, freshTestDatabase } from '../../../scripts/test-store.mjs';
+import { testSql } from '../../../scripts/test-sql.mjs';
 
 const ROUNDS = 5;
 const AT_ONCE = 24;
 
 interface Observed {
   taskId: string;
-  /** Task ids in the file when the first byte of the answer arrived. */
+  /** Task ids in the database when the first byte of the answer arrived. */
   committedAtFirstByte: Set<string>;
 }
 
-/** One tools/call on its own socket; the file is read the moment the first body byte arrives. */
-function createAndLook(url: URL, args: Record<string, unknown>, look: () => Set<string>): Promise<Observed> {
+/**
+ * One tools/call on its own socket; the database is read the moment the first body byte arrives
+ * (`look` sends its query then, synchronously; its answer may come later).
+ */
+function createAndLook(url: URL, args: Record<string, unknown>, look: () => Promise<Set<string>>): Promise<Observed> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       { method: 'POST', agent: false, headers: mcpHeaders('tools/call', 'reflow_month') },
       (res) => {
-        let seen: Set<string> | undefined;
+        let seen: Promise<Set<string>> | undefined;
         let text = '';
         res.on('data', (chunk: Buffer) => {
           seen ??= look();
@@ -40,7 +40,7 @@ function createAndLook(url: URL, args: Record<string, unknown>, look: () => Set<
         res.on('end', () => {
           const body = parseMcpBody(text);
           if (!body?.result?.taskId) return reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
-          resolve({ taskId: body.result.taskId, committedAtFirstByte: seen! });
+          seen!.then((committedAtFirstByte) => resolve({ taskId: body.result.taskId, committedAtFirstByte }), reject);
         });
         res.on('error', reject);
       },
@@ -50,19 +50,30 @@ function createAndLook(url: URL, args: Record<string, unknown>, look: () => Set<
   });
 }
 
-test('every CreateTaskResult is in the database file, for another process, when its first byte arrives', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-commit-'));
-  const databasePath = join(dir, 'reflow.db');
-  // No workers: the tasks stay queued, and the server does nothing but accept them.
-  const server = await startServerProcess(databasePath, { WORKERS: '0' }, true);
+test('every CreateTaskResult is in the database, for another process, when its first byte arrives', async (t) => {
+  const database = await freshTestDatabase();
+  let server: ServerProcess | undefined;
+  let reader: Store | undefined;
   t.after(async () => {
-    if (!server.dead) await server.kill();
-    rmSync(dir, { recursive: true, force: true });
+    if (server && !server.dead) await server.kill();
+    await reader?.close();
+    await database.drop();
   });
-  const reader = new Database(databasePath, { readonly: true, fileMustExist: true });
-  t.after(() => reader.close());
-  const ids = reader.prepare('SELECT id FROM tasks').pluck();
-  const look = () => new Set(ids.all() as string[]);
+  // No workers: the tasks stay queued, and the server does nothing but accept them.
+  server = await startServerProcess(database.location, { WORKERS: '0' }, true);
+  // This process's own connection to the database the server writes. On PostgreSQL a connection
+  // for each request in flight, opened beforehand: a look waits for no connect and no other look,
+  // so its snapshot is taken one round trip after the first byte, never later.
+  const env = databaseEnv(database.location);
+  reader = await openStore(
+    env.DATABASE_URL
+      ? { databaseUrl: env.DATABASE_URL, postgres: { poolSize: AT_ONCE } }
+      : { databasePath: env.DATABASE_PATH },
+  );
+  const sql = await testSql(reader);
+  const taskIds = () => sql.all<{ id: string }>('SELECT id FROM tasks');
+  await Promise.all(Array.from({ length: AT_ONCE }, taskIds));
+  const look = async () => new Set((await taskIds()).map((row) => row.id));
   const url = new URL(server.mcpUrl);
 
   let checked = 0;

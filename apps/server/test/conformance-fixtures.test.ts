@@ -1,12 +1,10 @@
 // The conformance fixtures are off unless asked for, and when on they are real durable tasks: rows
-// in the SQLite file, parked in input_required until tasks/update answers.
+// in the store, parked in input_required until tasks/update answers.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { afterEach, test } from 'node:test';
 import { call } from './approval-helper.ts';
-import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { afterEach, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { openTestStore, rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
+import { testSql } from '../../../scripts/test-sql.mjs';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -50,12 +48,14 @@ test('MCP_CONFORMANCE_FIXTURES=1: fixture tasks are engine rows, and confirm_del
   const parked = await waitForTaskStatus(server.mcpUrl, taskId, ['input_required']);
   const [key] = Object.keys(parked.inputRequests);
   assert.equal(parked.inputRequests[key].method, 'elicitation/create');
-  const reader = new Database(server.databasePath, { readonly: true });
+  // The row as stored, read by a second connection (as another process would).
+  const reader = await openTestStore(server.databasePath);
   try {
-    const row = reader.prepare('SELECT kind, status, claimed_by FROM tasks WHERE id = ?').get(taskId);
+    const sql = await testSql(reader);
+    const row = await sql.get('SELECT kind, status, claimed_by FROM tasks WHERE id = ?', taskId);
     assert.deepEqual(row, { kind: 'conformance.confirm_delete', status: 'input_required', claimed_by: null });
   } finally {
-    reader.close();
+    await reader.close();
   }
   await call(server.mcpUrl, 'tasks/update', {
     taskId,

@@ -1,44 +1,49 @@
 // Hostile input: hundreds of generated bad requests against a real server over a real socket, each
-// checked for the right refusal; afterwards the server still answers and the bookings table and
-// the task table hold exactly what they held before.
+// checked for the right refusal; afterwards the server still answers and every table of data
+// (bookings, tasks and their events, inputs and tombstones, the reflow audit, the site) holds
+// exactly what it held before.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import Database from 'better-sqlite3';
-import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
+import { after, before, test } from 'node:test';
+import type { Store } from '@reflow/db';
+import { openTestStore, rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
 import { generateHostileRequests } from './hostile-requests.ts';
 import { closeRawAgent, rawPost } from './raw-http.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { testSql } from '../../../scripts/test-sql.mjs';
 
 const ATTACKER = 'mallory-token-0123456789abcdef';
 const VICTIM = 'victim-token-0123456789abcdef';
 const BODY_LIMIT = 65_536;
 
-/** SHA-256 over every bookings row in id order, read through a second connection to the file. */
-function bookingsChecksum(databasePath: string): { rows: number; sha256: string } {
-  const db = new Database(databasePath, { readonly: true });
-  try {
-    const rows = db.prepare('SELECT * FROM bookings ORDER BY id').all();
-    return { rows: rows.length, sha256: createHash('sha256').update(JSON.stringify(rows)).digest('hex') };
-  } finally {
-    db.close();
-  }
+/** SHA-256 over every bookings row in id order, read through a second connection to the store. */
+async function bookingsChecksum(reader: Store): Promise<{ rows: number; sha256: string }> {
+  const rows = await (await testSql(reader)).all('SELECT * FROM bookings ORDER BY id');
+  return { rows: rows.length, sha256: createHash('sha256').update(JSON.stringify(rows)).digest('hex') };
 }
 
-function taskSnapshot(databasePath: string) {
-  const db = new Database(databasePath, { readonly: true });
-  try {
-    return {
-      tasks: db.prepare('SELECT id, owner, status, last_updated_at FROM tasks ORDER BY id').all(),
-      events: db.prepare('SELECT task_id, kind, data FROM task_events ORDER BY id').all(),
-    };
-  } finally {
-    db.close();
-  }
+/**
+ * Every row, every column, of the tables a request could write data to, in a fixed order. Left out:
+ * nodes (the server's own heartbeat moves on) and principal_buckets (each request, refused or not,
+ * spends a rate-limit token: that is accounting, not data).
+ */
+async function dataSnapshot(reader: Store) {
+  const sql = await testSql(reader);
+  return {
+    tasks: await sql.all('SELECT * FROM tasks ORDER BY id'),
+    events: await sql.all('SELECT * FROM task_events ORDER BY id'),
+    inputs: await sql.all('SELECT * FROM task_inputs ORDER BY task_id'),
+    expired: await sql.all('SELECT * FROM expired_tasks ORDER BY id'),
+    moves: await sql.all('SELECT * FROM reflow_moves ORDER BY id'),
+    unresolved: await sql.all('SELECT * FROM reflow_unresolved ORDER BY id'),
+    site: await sql.all('SELECT * FROM site'),
+    rooms: await sql.all('SELECT * FROM rooms ORDER BY id'),
+    series: await sql.all('SELECT * FROM series ORDER BY id'),
+  };
 }
 
 let server: TestServer;
+/** A second connection to the server's store, as another process would read it. */
+let reader: Store | undefined;
 let victimTasks: string[];
 
 before(async () => {
@@ -63,9 +68,11 @@ before(async () => {
     victimTasks.push(body.result.taskId);
   }
   for (const id of victimTasks) await waitForTaskStatus(server.mcpUrl, id, ['completed'], 60_000, { token: VICTIM });
+  reader = await openTestStore(server.databasePath);
 });
 after(async () => {
   closeRawAgent();
+  await reader?.close();
   await (server as TestServer | undefined)?.close(); // unset when before() failed
 });
 
@@ -83,9 +90,10 @@ test('at least 300 generated hostile requests each get the right refusal, and ch
   });
   assert.ok(cases.length >= 300, `only ${cases.length} cases generated`);
 
-  const bookingsBefore = bookingsChecksum(server.databasePath);
-  const tasksBefore = taskSnapshot(server.databasePath);
+  const bookingsBefore = await bookingsChecksum(reader!);
+  const dataBefore = await dataSnapshot(reader!);
   assert.ok(bookingsBefore.rows > 1000);
+  assert.equal(dataBefore.tasks.length, victimTasks.length);
 
   const failures: string[] = [];
   const perCategory = new Map<string, number>();
@@ -123,7 +131,7 @@ test('at least 300 generated hostile requests each get the right refusal, and ch
     assert.equal(body.result.status, 'completed', 'the victim still sees its task, untouched');
   }
 
-  // Nothing changed: not a booking, not a task, not an event.
-  assert.deepEqual(bookingsChecksum(server.databasePath), bookingsBefore);
-  assert.deepEqual(taskSnapshot(server.databasePath), tasksBefore);
+  // Nothing changed: not a booking, not a task, not an event, not an audit row.
+  assert.deepEqual(await bookingsChecksum(reader!), bookingsBefore);
+  assert.deepEqual(await dataSnapshot(reader!), dataBefore);
 });

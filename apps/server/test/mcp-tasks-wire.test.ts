@@ -1,12 +1,10 @@
 // The Tasks wire, byte for byte: raw JSON-RPC over a real socket, checked against the official
-// ext-tasks schemas and against the SQLite file opened by a second connection.
+// ext-tasks schemas and against the store read by a second connection.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { after, before, describe, test } from 'node:test';
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { rpc, startTestServer, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { after, before, describe, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { openTestStore, rpc, startTestServer, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
+import { testSql } from '../../../scripts/test-sql.mjs';
 
 const DEMO = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 
@@ -40,14 +38,13 @@ describe('MCP Tasks extension on the wire', () => {
     assert.match(result.statusMessage, /reflow studio-b|Reflowing/);
     assert.ok(CreateTaskResultV2Schema.safeParse(result).success, 'matches the official CreateTaskResult schema');
 
-    // The row is already durable: a second connection to the file sees it.
-    const reader = new Database(server.databasePath, { readonly: true });
+    // The row is already durable: a second connection to the store sees it.
+    const reader = await openTestStore(server.databasePath);
     try {
-      const row = reader.prepare('SELECT id, status, owner FROM tasks WHERE id = ?').get(result.taskId) as
-        { status: string } | undefined;
+      const row = await reader.tasks.get(result.taskId);
       assert.ok(row, 'task row visible to a second connection');
     } finally {
-      reader.close();
+      await reader.close();
     }
 
     // tasks/get right after works, and is flat with resultType complete.
@@ -165,25 +162,20 @@ describe('MCP Tasks extension on the wire', () => {
       const sc = done.result.structuredContent;
       assert.equal(sc.applied, true);
       assert.equal(sc.moved + sc.unresolved, 142);
-      const reader = new Database(second.databasePath, { readonly: true });
+      const reader = await openTestStore(second.databasePath);
       try {
-        const audited = reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as {
-          n: number;
-        };
-        assert.equal(audited.n, sc.moved, 'one audit row per applied move');
-        const overlaps = reader
-          .prepare(
-            `SELECT count(*) AS n FROM bookings a JOIN bookings b ON a.room_id = b.room_id AND a.id < b.id
-             WHERE a.status = 'confirmed' AND b.status = 'confirmed' AND a.start_at < b.end_at AND b.start_at < a.end_at`,
-          )
-          .get() as { n: number };
-        assert.equal(overlaps.n, 0);
-        const flagged = reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as {
-          n: number;
-        };
-        assert.equal(flagged.n, sc.unresolved);
+        const sql = await testSql(reader);
+        const audited = await sql.value('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?', taskId);
+        assert.equal(audited, sc.moved, 'one audit row per applied move');
+        const overlaps = await sql.value(
+          `SELECT count(*) AS n FROM bookings a JOIN bookings b ON a.room_id = b.room_id AND a.id < b.id
+           WHERE a.status = 'confirmed' AND b.status = 'confirmed' AND a.start_at < b.end_at AND b.start_at < a.end_at`,
+        );
+        assert.equal(overlaps, 0);
+        const flagged = await sql.value("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'");
+        assert.equal(flagged, sc.unresolved);
       } finally {
-        reader.close();
+        await reader.close();
       }
     } finally {
       await second.close();
@@ -209,18 +201,19 @@ describe('MCP Tasks extension on the wire', () => {
       [{ ...DEMO, from: '2026-10-01', to: '2026-10-02' }, /outside 2026-09/],
       [{ ...DEMO, offline_rooms: [] }, /at least one room/],
     ];
-    const reader = new Database(server.databasePath, { readonly: true });
-    const count = () => (reader.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
+    const reader = await openTestStore(server.databasePath);
+    const sql = await testSql(reader);
+    const count = () => sql.value('SELECT count(*) AS n FROM tasks');
     try {
       for (const [args, message] of cases) {
-        const before = count();
+        const before = await count();
         const { body } = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: args });
         assert.equal(body.result.isError, true, JSON.stringify(args));
         assert.match(body.result.content[0].text, message);
-        assert.equal(count(), before, 'no task row written');
+        assert.equal(await count(), before, 'no task row written');
       }
     } finally {
-      reader.close();
+      await reader.close();
     }
   });
 
