@@ -2,14 +2,11 @@
 // input_required with one elicitation summarising the plan, and applies only on yes — re-checking
 // the bookings at apply time — while wrong keys, a restart and a decline change nothing.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { afterEach, test } from 'node:test';
 import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
-import { openSqliteStore } from '@reflow/db';
-import { startTestServer, taskCount, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
+import type { BookingStatus } from '@reflow/db';
+import { openTestStore, startTestServer, taskCount, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
 import { call, ELICITING_CLIENT } from './approval-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { afterEach, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const GATED = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', confirm: true };
 
@@ -36,34 +33,28 @@ async function parkedReflow(s: TestServer) {
   return { taskId: body.result.taskId as string, key: keys[0], request: parked.inputRequests[keys[0]], parked };
 }
 
-const studioB = (path: string) => {
-  const reader = new Database(path, { readonly: true });
-  try {
-    return reader
-      .prepare("SELECT count(*) AS n FROM bookings WHERE room_id = 'studio-b' AND status = 'confirmed'")
-      .get() as { n: number };
-  } finally {
-    reader.close();
-  }
-};
-const auditedMoves = (path: string, taskId: string) => {
-  const reader = new Database(path, { readonly: true });
-  try {
-    return (reader.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as { n: number }).n;
-  } finally {
-    reader.close();
-  }
-};
+/** Bookings in `status` overlapping [from, to), in `roomId` when given, read through the server's store. */
+const bookingsIn = async (s: TestServer, status: BookingStatus, roomId?: string, from = -8.64e15, to = 8.64e15) =>
+  (
+    await s.services.store.bookings.overlapping({
+      from,
+      to,
+      statuses: [status],
+      ...(roomId ? { roomIds: [roomId] } : {}),
+    })
+  ).length;
+const studioB = (s: TestServer) => bookingsIn(s, 'confirmed', 'studio-b');
+const auditedMoves = async (s: TestServer, taskId: string) => (await s.services.store.audit.movesOf(taskId)).length;
 
 test('accept: the plan is summarised, a wrong key is ignored, a malformed answer refused, yes applies it', async () => {
   const s = await server();
-  const before = studioB(s.databasePath).n;
+  const before = await studioB(s);
   const { taskId, key, request, parked } = await parkedReflow(s);
   assert.equal(request.method, 'elicitation/create');
   assert.match(request.params.message, /^Apply \d+ moves, \d+ bookings? unresolved\? \(reflow studio-b, 7–20 Sep\)$/);
   assert.deepEqual(request.params.requestedSchema.required, ['apply']);
   assert.match(parked.statusMessage, /^Waiting for approval: Apply/);
-  assert.equal(studioB(s.databasePath).n, before, 'nothing is moved while waiting');
+  assert.equal(await studioB(s), before, 'nothing is moved while waiting');
 
   const wrong = await call(s.mcpUrl, 'tasks/update', {
     taskId,
@@ -96,8 +87,8 @@ test('accept: the plan is summarised, a wrong key is ignored, a malformed answer
     new RegExp(`^Apply ${sc.moved} moves, ${sc.unresolved} bookings? unresolved`),
     'the question told the truth',
   );
-  assert.equal(auditedMoves(s.databasePath, taskId), sc.moved);
-  assert.equal(studioB(s.databasePath).n < before, true);
+  assert.equal(await auditedMoves(s, taskId), sc.moved);
+  assert.equal((await studioB(s)) < before, true);
   // An answer after the end changes nothing and is still acknowledged.
   const late = await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'decline' } } });
   assert.equal(late.body.result?.resultType, 'complete');
@@ -106,7 +97,7 @@ test('accept: the plan is summarised, a wrong key is ignored, a malformed answer
 
 test('decline: the task completes with applied:false and the month is untouched', async () => {
   const s = await server();
-  const before = studioB(s.databasePath).n;
+  const before = await studioB(s);
   const { taskId, key } = await parkedReflow(s);
   await call(s.mcpUrl, 'tasks/update', { taskId, inputResponses: { [key]: { action: 'decline' } } });
   const done = await waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed']);
@@ -114,17 +105,9 @@ test('decline: the task completes with applied:false and the month is untouched'
   assert.deepEqual([done.status, sc.applied, sc.approval], ['completed', false, 'declined']);
   assert.ok(sc.moved > 0, 'the result still shows the plan that was declined');
   assert.match(done.result.content[0].text, /^Not applied: the plan was declined/);
-  assert.equal(auditedMoves(s.databasePath, taskId), 0);
-  assert.equal(studioB(s.databasePath).n, before);
-  const reader = new Database(s.databasePath, { readonly: true });
-  try {
-    assert.equal(
-      (reader.prepare("SELECT count(*) AS n FROM bookings WHERE status = 'needs_rebooking'").get() as { n: number }).n,
-      0,
-    );
-  } finally {
-    reader.close();
-  }
+  assert.equal(await auditedMoves(s, taskId), 0);
+  assert.equal(await studioB(s), before);
+  assert.equal(await bookingsIn(s, 'needs_rebooking'), 0);
 });
 
 test('restart while waiting: the question, its key and the solved plan survive; yes applies after the restart', async () => {
@@ -142,7 +125,7 @@ test('restart while waiting: the question, its key and the solved plan survive; 
   });
   const done = await waitForTaskStatus(second.mcpUrl, taskId, ['completed', 'failed']);
   assert.deepEqual([done.status, done.result.structuredContent.applied], ['completed', true]);
-  assert.equal(auditedMoves(second.databasePath, taskId), done.result.structuredContent.moved);
+  assert.equal(await auditedMoves(second, taskId), done.result.structuredContent.moved);
 });
 
 test('a parked reflow holds its days: an overlapping reflow waits for the answer, then plans from what was applied', async () => {
@@ -165,35 +148,32 @@ test('a parked reflow holds its days: an overlapping reflow waits for the answer
     [first.status, first.result.structuredContent.applied, second.status],
     ['completed', true, 'completed'],
   );
-  const reader = new Database(s.databasePath, { readonly: true });
-  try {
-    const event = (taskId: string, kind: string) =>
-      (
-        reader.prepare('SELECT min(id) AS id FROM task_events WHERE task_id = ? AND kind = ?').get(taskId, kind) as {
-          id: number;
-        }
-      ).id;
-    assert.ok(
-      event(later, 'claimed') > event(gated, 'completed'),
-      'the overlapping reflow started only after the approved one applied',
-    );
-    // Sep 7 00:00 to Sep 21 00:00 in Europe/London (BST): nothing the approved plan moved in is left in podcast-suite.
-    const left = reader
-      .prepare(
-        "SELECT count(*) AS n FROM bookings WHERE room_id = 'podcast-suite' AND status = 'confirmed' AND start_at < ? AND end_at > ?",
-      )
-      .get(Date.parse('2026-09-20T23:00:00Z'), Date.parse('2026-09-06T23:00:00Z')) as { n: number };
-    assert.equal(left.n, 0);
-  } finally {
-    reader.close();
-  }
+  // Event ids grow in the order the events were written, across tasks.
+  const event = async (taskId: string, kind: string) => {
+    const ids = (await s.services.store.tasks.events(taskId)).filter((e) => e.kind === kind).map((e) => e.id);
+    assert.ok(ids.length > 0, `${taskId} has a ${kind} event`);
+    return Math.min(...ids);
+  };
+  assert.ok(
+    (await event(later, 'claimed')) > (await event(gated, 'completed')),
+    'the overlapping reflow started only after the approved one applied',
+  );
+  // Sep 7 00:00 to Sep 21 00:00 in Europe/London (BST): nothing the approved plan moved in is left in podcast-suite.
+  const left = await bookingsIn(
+    s,
+    'confirmed',
+    'podcast-suite',
+    Date.parse('2026-09-06T23:00:00Z'),
+    Date.parse('2026-09-20T23:00:00Z'),
+  );
+  assert.equal(left, 0);
 });
 
 test('a booking changed while waiting is re-checked at apply time: reported, not overwritten', async () => {
   const s = await server();
   const { taskId, key } = await parkedReflow(s);
   // Someone edits a booking the plan moves while the question is open (a second connection, as another process would).
-  const other = openSqliteStore(s.databasePath);
+  const other = await openTestStore(s.databasePath);
   let changedId: string;
   let planned: number;
   try {
@@ -215,16 +195,12 @@ test('a booking changed while waiting is re-checked at apply time: reported, not
   assert.equal(sc.moved, planned - 1);
   const flagged = sc.unresolvedBookings.find((u: { bookingId: string }) => u.bookingId === changedId);
   assert.equal(flagged?.code, 'changed');
-  const reader = new Database(s.databasePath, { readonly: true });
-  try {
-    const row = reader.prepare('SELECT room_id, status FROM bookings WHERE id = ?').get(changedId) as {
-      room_id: string;
-      status: string;
-    };
-    assert.deepEqual(row, { room_id: 'studio-b', status: 'cancelled' }, 'the newer edit stands');
-  } finally {
-    reader.close();
-  }
+  const row = (await s.services.store.bookings.get(changedId))!;
+  assert.deepEqual(
+    { roomId: row.roomId, status: row.status },
+    { roomId: 'studio-b', status: 'cancelled' },
+    'the newer edit stands',
+  );
 });
 
 test('confirm is asked only of clients that can answer: no elicitation is -32021, dry_run conflicts, no tasks extension is refused', async () => {
@@ -241,16 +217,7 @@ test('confirm is asked only of clients that can answer: no elicitation is -32021
   const both = await call(s.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...GATED, dry_run: true } });
   assert.equal(both.body.result?.isError, true);
   assert.match(both.body.result.content[0].text, /RFL_CONFIRM_DRY_RUN/);
-  const reader = new Database(s.databasePath, { readonly: true });
-  try {
-    assert.equal(
-      (reader.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n,
-      0,
-      'no refused call created a task',
-    );
-  } finally {
-    reader.close();
-  }
+  assert.equal(await taskCount(s.services.store), 0, 'no refused call created a task');
   assert.ok(ELICITING_CLIENT.elicitation);
 });
 

@@ -2,13 +2,10 @@
 // previewed, without solving again; a booking changed meanwhile is reported `changed` and left as
 // it is; anything but a completed dry run is refused (409) and changes nothing.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
-import { peek } from '../harness/peek.ts';
+import { after, before, test } from 'node:test';
 import { startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
 import { api, APPROVAL_ENV, bookingsChecksum, OPS } from './operator-approval-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { writeBehindTheServer } from './operator-helper.ts';
 
 let s: TestServer;
 before(async () => {
@@ -32,17 +29,22 @@ test('the previewed moves are applied exactly, except bookings edited meanwhile 
   const moved = preview.moves[0].bookingId;
   // Edited where the preview saw it (same room and time, a new version): still not as previewed.
   const editedInPlace = preview.moves[1].bookingId;
-  const writer = new Database(s.databasePath);
-  writer.pragma('busy_timeout = 5000');
-  writer
-    .prepare(
+  assert.equal(
+    await writeBehindTheServer(
+      s.databasePath,
       "UPDATE bookings SET title = title || ' (edited)', start_at = start_at + 1800000, end_at = end_at + 1800000, version = version + 1 WHERE id = ?",
-    )
-    .run(moved);
-  writer
-    .prepare('UPDATE bookings SET attendees = attendees + 1, version = version + 1 WHERE id = ?')
-    .run(editedInPlace);
-  writer.close();
+      moved,
+    ),
+    1,
+  );
+  assert.equal(
+    await writeBehindTheServer(
+      s.databasePath,
+      'UPDATE bookings SET attendees = attendees + 1, version = version + 1 WHERE id = ?',
+      editedInPlace,
+    ),
+    1,
+  );
   const edited = [moved, editedInPlace];
 
   const applied = await api(s.url, 'POST', `/api/tasks/${dry.body.taskId}/apply-plan`);
@@ -73,11 +75,8 @@ test('the previewed moves are applied exactly, except bookings edited meanwhile 
   assert.ok(detail.events.some((e: any) => e.message.startsWith('Applying exactly the plan previewed')));
   assert.ok(!detail.events.some((e: any) => /groups solved/.test(e.message)), 'no solve');
   for (const m of result.moves) {
-    const row = peek(
-      s.databasePath,
-      (db) => db.prepare('SELECT room_id FROM bookings WHERE id = ?').get(m.bookingId) as { room_id: string },
-    );
-    assert.equal(row.room_id, m.toRoom);
+    const row = await s.services.store.bookings.get(m.bookingId);
+    assert.equal(row?.roomId, m.toRoom);
   }
 
   const sum = await bookingsChecksum(s.databasePath);

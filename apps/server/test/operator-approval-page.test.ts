@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, launchBrowser, watchForErrors } from './browser-helper.ts';
 import { startTestServer, type TestServer } from './helper.ts';
-import { peek } from '../harness/peek.ts';
 import { assertCsvListsMoves, assertIcsListsMoves } from './changes-check.ts';
 import {
   AGENT,
@@ -21,21 +21,20 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const SCREENSHOTS = fileURLToPath(
   new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../../docs/' : '../../../test-artifacts/', import.meta.url),
 );
 
-/** Where the given bookings are now. */
-function peekPlacement(server: TestServer, moves: { bookingId: string }[]) {
-  return peek(server.databasePath, (db) =>
-    moves.map(
-      (m) => db.prepare('SELECT room_id AS room FROM bookings WHERE id = ?').get(m.bookingId) as { room: string },
-    ),
-  );
+/** Which room each of the given bookings is in now, read through the server's store. */
+async function roomsOf(server: TestServer, moves: { bookingId: string }[]): Promise<string[]> {
+  const rooms: string[] = [];
+  for (const m of moves) {
+    const booking = await server.services.store.bookings.get(m.bookingId);
+    assert.ok(booking, `booking ${m.bookingId} exists`);
+    rooms.push(booking.roomId);
+  }
+  return rooms;
 }
 
 test(
@@ -64,6 +63,11 @@ test(
     assert.equal(await page.locator('#task-rows tr').count(), 1, 'the filter lists only what awaits a decision');
     await row.click();
     const detail = page.locator('#detail');
+    // The detail shows `taskId` (not the task shown before a hash change), completed when asked.
+    const detailOf = (taskId: string) =>
+      detail.locator('.detail-head', { has: page.locator('.task-id', { hasText: taskId }) });
+    const completedDetail = (taskId: string) =>
+      detailOf(taskId).locator('[data-status="completed"]').waitFor({ timeout: 60_000 });
     const panel = detail.locator('.approval');
     await panel.waitFor({ timeout: 15_000 });
     assert.match(
@@ -150,9 +154,10 @@ test(
     await page.locator('#reflow-to').fill('2026-09-30');
     await page.locator('#reflow-dry-run').uncheck();
     await page.locator('#reflow-start').click();
-    await page.waitForURL(/#task=tsk_/, { timeout: 15_000 });
+    // The page still shows the second reflow until the form's task opens.
+    await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(second), { timeout: 15_000 });
     const formTask = /#task=(tsk_\w+)/.exec(page.url())![1];
-    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    await completedDetail(formTask);
     const formDetail = (await api(server.url, 'GET', `/api/tasks/${formTask}`)).body;
     assert.equal(formDetail.task.owner, 'ops');
     assert.deepEqual(formDetail.reflow.window, { from: '2026-09-28', to: '2026-09-30' });
@@ -163,19 +168,21 @@ test(
     );
 
     // The room is back: revert the approved reflow from its page; the calendar shows the bookings back.
-    const placedBefore = peekPlacement(server, done.result.structuredContent.moves);
+    const placedBefore = await roomsOf(server, done.result.structuredContent.moves);
     assert.ok(
-      placedBefore.every((p) => p.room !== 'studio-b'),
+      placedBefore.every((room) => room !== 'studio-b'),
       'moved out of studio-b',
     );
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
+    await detailOf(first).waitFor({ timeout: 15_000 });
     await detail.locator('button[data-action="revert"]').click();
     await detail.locator('button[data-action="confirm-revert"]').click();
     await page.waitForURL((url) => /#task=tsk_/.test(url.hash) && !url.hash.includes(first), { timeout: 15_000 });
-    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    await completedDetail(/#task=(tsk_\w+)/.exec(page.url())![1]);
     assert.match(await detail.locator('.status-message').innerText(), /^Put back \d+ booking/);
-    assert.ok(peekPlacement(server, done.result.structuredContent.moves).every((p) => p.room === 'studio-b'));
+    assert.ok((await roomsOf(server, done.result.structuredContent.moves)).every((room) => room === 'studio-b'));
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
+    await detailOf(first).waitFor({ timeout: 15_000 });
     await detail.locator('.calendar[data-mode="after"]').waitFor({ timeout: 15_000 });
     assert.equal(
       await detail.locator('.calendar .cal-cell[data-room="studio-b"] .bk.b-moved').count(),
@@ -203,7 +210,7 @@ test(
     await detail.locator('button[data-action="apply-plan"]').click();
     await page.waitForURL((url) => !url.hash.includes(dryTask), { timeout: 15_000 });
     const exactTask = /#task=(tsk_\w+)/.exec(page.url())![1];
-    await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 60_000 });
+    await completedDetail(exactTask);
     const exact = (await api(server.url, 'GET', `/api/tasks/${exactTask}`)).body.reflow;
     assert.equal(exact.summary.applied, true);
     const key = (m: any) => `${m.bookingId}|${m.toRoom}|${m.toStart}`;

@@ -2,8 +2,8 @@
 // operator; approve applies it (the agent's poll ends completed with the approver), reject applies
 // nothing; every refusal changes no booking; an overlapping reflow waits until the first is decided.
 import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { peek } from '../harness/peek.ts';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
 import {
   AGENT,
@@ -15,17 +15,10 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { after, before, describe, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const WAIT_MESSAGE =
   /^Waiting for an operator to approve: \d+ moves, \d+ bookings? unresolved \(reflow studio-b, 7–20 Sep\)$/;
-const auditedMoves = (s: TestServer, taskId: string) =>
-  peek(
-    s.databasePath,
-    (db) => (db.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(taskId) as { n: number }).n,
-  );
+const auditedMoves = async (s: TestServer, taskId: string) => (await s.services.store.audit.movesOf(taskId)).length;
 
 describe('APPROVAL=operator', () => {
   let s: TestServer;
@@ -85,7 +78,7 @@ describe('APPROVAL=operator', () => {
     assert.equal(final.reflow.operatorDecision.decision, 'approved');
     assert.equal(final.reflow.operatorDecision.by, 'ops');
     assert.equal(final.reflow.operatorDecision.reason, 'room is needed');
-    assert.equal(auditedMoves(s, taskId), final.reflow.summary.moved);
+    assert.equal(await auditedMoves(s, taskId), final.reflow.summary.moved);
     assert.notEqual(await bookingsChecksum(s.databasePath), before);
     assert.ok(
       final.events.some((e: any) => /^Approved by operator ops/.test(e.message)),
@@ -137,7 +130,7 @@ describe('APPROVAL=operator', () => {
       },
       { decision: 'rejected', by: 'ops', reason: 'studio-b is back on Monday' },
     );
-    assert.equal(auditedMoves(s, taskId), 0);
+    assert.equal(await auditedMoves(s, taskId), 0);
     assert.equal(await bookingsChecksum(s.databasePath), before, 'a rejection applies nothing');
   });
 

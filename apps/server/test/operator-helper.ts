@@ -1,6 +1,7 @@
 // Helpers for the operator tests: start the demo reflow over MCP, call /api as the page does.
 import { DEMO_SCENARIO } from '@reflow/seed';
-import { rpc, waitForTaskStatus } from './helper.ts';
+import { testSql } from '../../../scripts/test-sql.mjs';
+import { openTestStore, rpc, waitForTaskStatus } from './helper.ts';
 
 export async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: any }> {
   const res = await fetch(url, init);
@@ -29,4 +30,17 @@ export async function runDemoReflow(mcpUrl: string): Promise<{ taskId: string; t
   const taskId = await startReflow(mcpUrl);
   const task = await waitForTaskStatus(mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
   return { taskId, task };
+}
+
+/**
+ * One SQL write behind the server's back, on a connection of its own, as another process editing
+ * the data would (plain SQL with `?` placeholders, the same on both stores); returns the rows changed.
+ */
+export async function writeBehindTheServer(databasePath: string, text: string, ...params: unknown[]): Promise<number> {
+  const store = await openTestStore(databasePath);
+  try {
+    return await (await testSql(store)).run(text, ...params);
+  } finally {
+    await store.close();
+  }
 }

@@ -2,8 +2,7 @@
 // every moved booking back (and confirm again those marked needs_rebooking) unless it changed
 // since; audited like an apply; once per reflow; every refusal changes nothing.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
-import { peek } from '../harness/peek.ts';
+import { after, before, test } from 'node:test';
 import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
 import {
   AGENT,
@@ -15,9 +14,7 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { writeBehindTheServer } from './operator-helper.ts';
 
 let s: TestServer;
 before(async () => {
@@ -26,25 +23,18 @@ before(async () => {
 after(async () => s.close());
 
 /** Where every booking is and its status, without versions (a revert bumps them). */
-const placement = () =>
+const placement = async () =>
   new Map(
-    peek(
-      s.databasePath,
-      (db) =>
-        db.prepare('SELECT id, room_id, start_at, end_at, status FROM bookings').all() as {
-          id: string;
-          room_id: string;
-          start_at: number;
-          end_at: number;
-          status: string;
-        }[],
-    ).map((b) => [b.id, `${b.room_id}|${b.start_at}|${b.end_at}|${b.status}`]),
+    (await s.services.store.bookings.overlapping({ from: -8.64e15, to: 8.64e15 })).map((b) => [
+      b.id,
+      `${b.roomId}|${b.startAt}|${b.endAt}|${b.status}`,
+    ]),
   );
 const finished = (taskId: string, token = OPS) =>
   waitForTaskStatus(s.mcpUrl, taskId, ['completed', 'failed', 'cancelled'], 60_000, { token });
 
 test('revert from the API: every booking back where it was except one edited since, audited; a second revert is refused', async () => {
-  const before = placement();
+  const before = await placement();
   const started = await api(s.url, 'POST', '/api/reflows', {
     month: '2026-09',
     offline_rooms: ['studio-b'],
@@ -56,14 +46,14 @@ test('revert from the API: every booking back where it was except one edited sin
   assert.ok(result.moves.length > 1);
   // A customer moves one of the moved sessions by an hour after the reflow: the revert must leave it.
   const edited = result.moves[0].bookingId;
-  const writer = new Database(s.databasePath);
-  writer.pragma('busy_timeout = 5000');
-  writer
-    .prepare(
+  assert.equal(
+    await writeBehindTheServer(
+      s.databasePath,
       'UPDATE bookings SET start_at = start_at + 3600000, end_at = end_at + 3600000, version = version + 1 WHERE id = ?',
-    )
-    .run(edited);
-  writer.close();
+      edited,
+    ),
+    1,
+  );
 
   const revert = await api(s.url, 'POST', `/api/tasks/${started.body.taskId}/revert`);
   assert.equal(revert.status, 202, JSON.stringify(revert.body));
@@ -76,14 +66,10 @@ test('revert from the API: every booking back where it was except one edited sin
     r.notRestoredBookings.map((u: any) => [u.bookingId, u.code]),
     [[edited, 'changed']],
   );
-  const now = placement();
+  const now = await placement();
   for (const [id, was] of before) if (id !== edited) assert.equal(now.get(id), was, `${id} back as it was`);
-  const audited = peek(
-    s.databasePath,
-    (db) =>
-      db.prepare('SELECT count(*) AS n FROM reflow_moves WHERE task_id = ?').get(revert.body.taskId) as { n: number },
-  );
-  assert.equal(audited.n, result.moves.length - 1, 'each move back is in the audit');
+  const audited = await s.services.store.audit.movesOf(revert.body.taskId);
+  assert.equal(audited.length, result.moves.length - 1, 'each move back is in the audit');
 
   const sum = await bookingsChecksum(s.databasePath);
   const again = await api(s.url, 'POST', `/api/tasks/${started.body.taskId}/revert`);
@@ -118,7 +104,7 @@ test('refusals: a dry run or a rejected reflow 409, an unknown task 404, a clien
 });
 
 test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a task, once', async () => {
-  const before = placement();
+  const before = await placement();
   const taskId = await startReflowAs(s.mcpUrl, AGENT, { from: '2026-09-14', to: '2026-09-18' });
   await waitUntilAwaitingOperator(s.mcpUrl, taskId);
   await api(s.url, 'POST', `/api/tasks/${taskId}/approve`, {});
@@ -130,7 +116,7 @@ test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a ta
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.equal(done.result.structuredContent.reflowTaskId, taskId);
   assert.equal(done.result.structuredContent.restored, applied.moved + applied.unresolved);
-  assert.deepEqual(placement(), before, 'the month is as it was');
+  assert.deepEqual(await placement(), before, 'the month is as it was');
   const twice = await rpc(s.mcpUrl, 'tools/call', { name: 'revert_reflow', arguments: { taskId } }, { token: AGENT });
   assert.match(JSON.stringify(twice.body), /RFL_ALREADY_REVERTED/);
 });

@@ -1,12 +1,9 @@
 // /api/tasks as an operator uses it: list, filter, page, detail, cancel, and the errors for bad input.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import { test } from 'node:test';
 import { DEMO_AFFECTED } from '@reflow/seed';
 import { rpc, startTestServer } from './helper.ts';
-import { getJson, runDemoReflow, startReflow } from './operator-helper.ts';
-import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
-
-const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
+import { getJson, runDemoReflow, startReflow, writeBehindTheServer } from './operator-helper.ts';
 
 test('a completed demo reflow: listed with counts, and its detail carries history, timings, moves and reasons', async (t) => {
   const server = await startTestServer();
@@ -52,11 +49,9 @@ test('a completed demo reflow: listed with counts, and its detail carries histor
     assert.ok(u.reason.length > 20, `a reason a person can act on: ${u.reason}`);
 
   // The detail agrees with the audit tables written in the same transaction.
-  const db = new Database(server.databasePath, { readonly: true });
-  t.after(() => db.close());
-  const audited = db
-    .prepare('SELECT booking_id AS id, to_room AS room FROM reflow_moves WHERE task_id = ? ORDER BY booking_id')
-    .all(taskId);
+  const audited = (await server.services.store.audit.movesOf(taskId))
+    .map((m) => ({ id: m.bookingId, room: m.toRoom }))
+    .sort((a, b) => a.id.localeCompare(b.id));
   assert.deepEqual(
     audited,
     body.reflow.moves
@@ -150,9 +145,7 @@ test('a failed task: listed under failed, its detail carries the error and the a
   // accepted): the reflow fails for good, with a reason.
   const server = await startTestServer();
   t.after(() => server.close());
-  const db = new Database(server.databasePath);
-  db.prepare('DELETE FROM site').run();
-  db.close();
+  assert.equal(await writeBehindTheServer(server.databasePath, 'DELETE FROM site'), 1);
   const taskId = await startReflow(server.mcpUrl);
   const deadline = Date.now() + 30_000;
   let detail: any;
