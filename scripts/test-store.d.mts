@@ -17,6 +17,5 @@ export function freshTestDatabase(): Promise<FreshTestDatabase>;
 export function databaseEnv(location: string): Record<string, string>;
 export const MOVES_THE_CLOCK: string;
 export const SAME_HOST_PIDS: string;
-export const READS_THE_SQLITE_FILE: string;
 export const SQLITE_PRAGMAS: string;
 export const SQLITE_QUERY_PLANS: string;

@@ -87,14 +87,6 @@ export const MOVES_THE_CLOCK =
 export const SAME_HOST_PIDS =
   "same-host recovery by pid (SQLite's single host); on PostgreSQL a dead node is found by its lapsed heartbeat, never by pid";
 
-/**
- * The reason of the tests that still look into the SQLite file with a connection of their own
- * (better-sqlite3) to check what the server wrote: to run on PostgreSQL they must read through the
- * store (helper.ts openTestStore, scripts/test-sql.mjs), as the converted tests do.
- */
-export const READS_THE_SQLITE_FILE =
-  'checks what the server wrote by reading the SQLite file with its own better-sqlite3 connection (not yet read through the store)';
-
 export const SQLITE_PRAGMAS =
   "reads SQLite's pragmas (journal_mode=WAL, synchronous=FULL, foreign_keys) from the server's connection and a second one";
 export const SQLITE_QUERY_PLANS = "checks the plans SQLite chooses (EXPLAIN QUERY PLAN) for its store's hot queries";

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { REDACT_PATHS } from '../src/auth/security.ts';
 import { loadConfig, startServer } from '../src/index.ts';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
+import { freshTestDatabase } from '../../../scripts/test-store.mjs';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
@@ -160,10 +161,10 @@ test('a bad token configuration stops the start and names the problem', async ()
 test('tokens never reach the logs, even at trace level', async (t) => {
   const lines: string[] = [];
   const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-log-'));
+  const database = await freshTestDatabase();
   const config = loadConfig({
     PORT: '0',
-    DATABASE_PATH: join(dir, 'r.db'),
+    ...database.env,
     WORKERS: '0',
     LOG_LEVEL: 'trace',
     AUTH_TOKENS,
@@ -171,7 +172,7 @@ test('tokens never reach the logs, even at trace level', async (t) => {
   const server = await startServer(config, pino({ level: 'trace' }, sink));
   t.after(async () => {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
   });
   const mcpUrl = `${server.url}/mcp`;
   await rpc(mcpUrl, 'tools/list', {}, { token: ALICE });

@@ -1,13 +1,11 @@
 // /metrics after the demo, and the JSON log lines that carry request and task ids.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
 import { loadConfig, startServer } from '../src/index.ts';
 import { startTestServer } from './helper.ts';
+import { freshTestDatabase } from '../../../scripts/test-store.mjs';
 import { runDemoReflow, startReflow } from './operator-helper.ts';
 
 const sample = (text: string, name: string) => {
@@ -56,18 +54,18 @@ test('JSON log lines about a task carry its id, and request lines the request id
       done();
     },
   });
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-logs-'));
+  const database = await freshTestDatabase();
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_PATH: join(dir, 'reflow.db'),
+    ...database.env,
     WORKERS: '2',
     LOG_LEVEL: 'info',
   });
   const server = await startServer(config, pino({ level: 'info' }, sink));
   t.after(async () => {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
   });
   const { taskId } = await runDemoReflow(`${server.url}/mcp`);
   const res = await fetch(`${server.url}/api/tasks/${taskId}`, { headers: { 'x-request-id': 'req-operator-7' } });

@@ -2,8 +2,6 @@
 // Nothing but MCP may reach stdout (logs go to stderr), the same tools answer in both eras, and
 // the server exits when the host closes stdin.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,14 +9,17 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
+import { freshTestDatabase } from '../../../scripts/test-store.mjs';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'apps/cli/bin/reflow.mjs');
 
-function stdioTransport(databasePath: string) {
+/** `reflow mcp` on a fresh database of this run's store (REFLOW_TEST_STORE): a SQLite file or a PostgreSQL URL. */
+function stdioTransport(location: string) {
+  const database = /^postgres(ql)?:\/\//.test(location) ? ['--database-url', location] : ['--database', location];
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bin, 'mcp', '--database', databasePath, '--workers', '2'],
+    args: [bin, 'mcp', ...database, '--workers', '2'],
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', POLL_INTERVAL_MS: '100' },
     cwd: root,
     stderr: 'pipe',
@@ -42,9 +43,9 @@ async function exited(pid: number, timeoutMs = 20_000): Promise<boolean> {
 }
 
 test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, gets reflow_month synchronously with progress, and as a 2025-11-25 task', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-stdio-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { transport, logs } = stdioTransport(join(dir, 'reflow.db'));
+  const database = await freshTestDatabase();
+  t.after(() => database.drop());
+  const { transport, logs } = stdioTransport(database.location);
   const client = new Client({ name: 'stdio-host', version: '0.0.0' });
   await client.connect(transport);
   const pid = transport.pid!;
@@ -104,9 +105,9 @@ test('reflow mcp over stdio: a 2025-era client lists tools, reads rooms, gets re
 });
 
 test('reflow mcp over stdio: a 2026-07-28 client is served by the same tools', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-stdio-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { transport } = stdioTransport(join(dir, 'reflow.db'));
+  const database = await freshTestDatabase();
+  t.after(() => database.drop());
+  const { transport } = stdioTransport(database.location);
   const client = new Client(
     { name: 'stdio-host-modern', version: '0.0.0' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
