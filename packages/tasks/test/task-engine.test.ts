@@ -45,8 +45,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal((await engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } })).created, true);
   // An engine not yet started claims nothing on its own: no attempt began during the checks above.
   const waiting = await engine.get(a.task.id);
-  assert.equal(waiting?.attempt, 0);
-  assert.equal(waiting?.claimedBy, null);
+  assert.deepEqual([waiting?.attempt, waiting?.claimedBy], [0, null]);
   await engine.start();
   const done = await settled(engine, a.task.id);
   assert.equal(done?.status, 'completed');
