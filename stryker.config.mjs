@@ -64,10 +64,8 @@ export default {
   // fence and claim, which the deliberate-bug tests pin one by one (docs/testing.md).
   mutator: { excludedMutations: ['StringLiteral'] },
   ignoreStatic: true,
-  incremental: true,
-  incrementalFile: 'reports/stryker-incremental.json',
   concurrency: 2,
-  timeoutMS: 3_000,
+  timeoutMS: 5_000,
   reporters: ['json', 'html', 'clear-text', 'progress'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
