@@ -3,8 +3,6 @@
 // can be killed with a test or explained in docs/testing.md.
 import { Stryker } from '@stryker-mutator/core';
 
-// The test processes run in the sandbox; this maps @reflow/* to the sandbox's copies (relative to it).
-process.env.TSX_TSCONFIG_PATH = 'tsconfig.mutation.json';
 const started = Date.now();
 const results = await new Stryker({}).runMutationTest();
 const detected = results.filter((m) => m.status === 'Killed' || m.status === 'Timeout');

@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import type { Move, Plan } from '@reflow/solver';
+import { PermanentTaskError } from '@reflow/tasks';
 import { applyPlan } from '../src/apply-plan.ts';
 import { importSite } from '../src/import-site.ts';
 
@@ -164,4 +165,36 @@ test('bookings the plan could not place need rebooking; one edited meanwhile is 
       { booking_id: B.id, code: 'changed' },
     ].sort((x, y) => x.booking_id.localeCompare(y.booking_id)),
   );
+});
+
+test('the re-check refuses a plan read from another import of the site, and reports a booking deleted or cancelled meanwhile as changed', () => {
+  const { connection, queries, row, A, B, C } = setUp('recheck');
+  cancel(connection, C.id);
+  const plan = chainPlan(A, B, C);
+  const versions = { [A.id]: A.version, [B.id]: B.version };
+  const siteReplaced = (siteGeneration: number | null) => (e: unknown) =>
+    e instanceof PermanentTaskError &&
+    e.code === -32602 &&
+    JSON.stringify(e.data) === JSON.stringify({ code: 'RFL_SITE_REPLACED', readGeneration: 0, siteGeneration });
+  assert.throws(() => applyPlan('t0', plan, { versions, generation: 0 }, queries, 1), siteReplaced(1));
+  assert.deepEqual([row(A.id).room_id, row(A.id).version], [A.room_id, A.version], 'nothing was moved');
+  // A database whose site is gone altogether refuses the same way.
+  const empty = openDatabase(join(dir, 'empty.db'));
+  open.push(empty);
+  migrateDatabase(empty);
+  assert.throws(() => applyPlan('t0', plan, { versions, generation: 0 }, queriesFor(empty), 1), siteReplaced(null));
+
+  // A deleted, and B cancelled by a write that left its version as it was: neither is moved.
+  connection.sqlite.prepare('DELETE FROM bookings WHERE id = ?').run(A.id);
+  connection.sqlite.prepare("UPDATE bookings SET status = 'cancelled' WHERE id = ?").run(B.id);
+  const applied = inTransaction(connection, () => applyPlan('t1', plan, { versions, generation: 1 }, queries, 1));
+  assert.deepEqual(applied.moves, []);
+  assert.deepEqual(
+    applied.unresolved.map((u) => [u.bookingId, u.code]),
+    [
+      [A.id, 'changed'],
+      [B.id, 'changed'],
+    ],
+  );
+  assert.deepEqual([row(B.id).room_id, row(B.id).status], [B.room_id, 'cancelled']);
 });
