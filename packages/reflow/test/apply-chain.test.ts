@@ -167,8 +167,8 @@ test('bookings the plan could not place need rebooking; one edited meanwhile is 
   );
 });
 
-test('the re-check refuses a plan read from another import of the site, and reports a booking deleted or cancelled meanwhile as changed', () => {
-  const { connection, queries, row, A, B, C } = setUp('recheck');
+test('the re-check refuses a plan read from another import of the site, and reports a booking deleted or cancelled meanwhile as changed', async () => {
+  const { store, connection, row, A, B, C } = await setUp('recheck');
   cancel(connection, C.id);
   const plan = chainPlan(A, B, C);
   const versions = { [A.id]: A.version, [B.id]: B.version };
@@ -176,18 +176,24 @@ test('the re-check refuses a plan read from another import of the site, and repo
     e instanceof PermanentTaskError &&
     e.code === -32602 &&
     JSON.stringify(e.data) === JSON.stringify({ code: 'RFL_SITE_REPLACED', readGeneration: 0, siteGeneration });
-  assert.throws(() => applyPlan('t0', plan, { versions, generation: 0 }, queries, 1), siteReplaced(1));
+  await assert.rejects(
+    store.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
+    siteReplaced(1),
+  );
   assert.deepEqual([row(A.id).room_id, row(A.id).version], [A.room_id, A.version], 'nothing was moved');
   // A database whose site is gone altogether refuses the same way.
-  const empty = openDatabase(join(dir, 'empty.db'));
+  const empty = openSqliteStore(join(dir, 'empty.db'));
   open.push(empty);
-  migrateDatabase(empty);
-  assert.throws(() => applyPlan('t0', plan, { versions, generation: 0 }, queriesFor(empty), 1), siteReplaced(null));
+  await empty.migrate();
+  await assert.rejects(
+    empty.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
+    siteReplaced(null),
+  );
 
   // A deleted, and B cancelled by a write that left its version as it was: neither is moved.
   connection.sqlite.prepare('DELETE FROM bookings WHERE id = ?').run(A.id);
   connection.sqlite.prepare("UPDATE bookings SET status = 'cancelled' WHERE id = ?").run(B.id);
-  const applied = inTransaction(connection, () => applyPlan('t1', plan, { versions, generation: 1 }, queries, 1));
+  const applied = await store.transaction((tx) => applyPlan('t1', plan, { versions, generation: 1 }, tx));
   assert.deepEqual(applied.moves, []);
   assert.deepEqual(
     applied.unresolved.map((u) => [u.bookingId, u.code]),

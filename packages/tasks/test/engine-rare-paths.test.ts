@@ -31,12 +31,12 @@ test('each state change leaves its event: who claimed, a retry released, who can
   };
   const job = gated('job');
   const path = engines.freshPath();
-  const { engine } = engines.open(path, [flaky, job.handler]);
-  engine.start();
-  const failed = await settled(engine, engine.create({ owner: 'o', kind: 'flaky', input: {} }).task.id);
+  const { engine } = await engines.open(path, [flaky, job.handler]);
+  await engine.start();
+  const failed = await settled(engine, (await engine.create({ owner: 'o', kind: 'flaky', input: {} })).task.id);
   assert.equal(calls, 2);
   assert.deepEqual([failed?.status, failed?.error?.code], ['failed', -32603], 'out of attempts: an internal error');
-  const events = engine.queries.tasks.events(failed!.id);
+  const events = await engine.store.tasks.events(failed!.id);
   assert.deepEqual(
     events.map((e) => e.kind),
     ['created', 'claimed', 'released', 'claimed', 'failed'],
@@ -44,53 +44,54 @@ test('each state change leaves its event: who claimed, a retry released, who can
   assert.deepEqual(events[1].data, { by: engine.instanceId }, 'the claim says who claimed');
   assert.match(events[2].message, /^Attempt 1 failed \(transient\); retrying$/);
 
-  const { task } = engine.create({ owner: 'o', kind: 'job', input: {} });
+  const { task } = await engine.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => job.waiting() === 1, 'the attempt to start');
-  assert.equal(engine.cancel(task.id, 'alice'), true);
-  const cancelled = engine.queries.tasks.events(task.id).find((e) => e.kind === 'cancelled');
+  assert.equal(await engine.cancel(task.id, 'alice'), true);
+  const cancelled = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'cancelled');
   assert.deepEqual(cancelled?.data, { by: 'alice' }, 'the history says who cancelled');
 
   // A claim whose lease lapsed elsewhere is taken over, and the history says so.
-  const { engine: idle, connection } = engines.open(path, [job.handler], { concurrency: 0 });
-  const lapsed = idle.create({ owner: 'o', kind: 'job', input: { n: 2 } }).task.id;
+  const { engine: idle, connection } = await engines.open(path, [job.handler], { concurrency: 0 });
+  const lapsed = (await idle.create({ owner: 'o', kind: 'job', input: { n: 2 } })).task.id;
   connection.sqlite
     .prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?")
     .run(Date.now() - 1, lapsed);
-  engine.kick();
-  await until(() => engine.get(lapsed)?.attempt === 2, 'the lapsed task to be reclaimed');
+  await engine.kick();
+  await until(async () => (await engine.get(lapsed))?.attempt === 2, 'the lapsed task to be reclaimed');
   assert.ok(
-    engine.queries.tasks
-      .events(lapsed)
-      .some((e) => e.kind === 'released' && e.attempt === 1 && /lease of attempt 1 lapsed/.test(e.message)),
+    (await engine.store.tasks.events(lapsed)).some(
+      (e) => e.kind === 'released' && e.attempt === 1 && /lease of attempt 1 lapsed/.test(e.message),
+    ),
   );
   job.openNext();
 });
 
-test('giving up fails only a working task, records it, and says whether it did', () => {
-  const { engine } = engines.open(engines.freshPath(), [echo], { concurrency: 0 });
-  const { task } = engine.create({ owner: 'o', kind: 'echo', input: {} });
-  const q = engine.queries.tasks;
+test('giving up fails only a working task, records it, and says whether it did', async () => {
+  const { engine } = await engines.open(engines.freshPath(), [echo], { concurrency: 0 });
+  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
+  const q = engine.store.tasks;
   const error = { code: -32603, message: 'gave up' };
-  assert.equal(q.failExhausted(task.id, Date.now(), error), true);
-  assert.deepEqual([engine.get(task.id)?.status, engine.get(task.id)?.error], ['failed', error]);
+  assert.equal(await q.failExhausted(task.id, error), true);
+  const row = await engine.get(task.id);
+  assert.deepEqual([row?.status, row?.error], ['failed', error]);
   assert.deepEqual(
-    q.events(task.id).map((e) => [e.kind, e.message]),
+    (await q.events(task.id)).map((e) => [e.kind, e.message]),
     [
       ['created', 'Queued echo'],
       ['failed', 'gave up'],
     ],
   );
-  assert.equal(q.failExhausted(task.id, Date.now(), { code: 1, message: 'again' }), false, 'already terminal');
-  assert.equal(q.failExhausted('tsk_unknown', Date.now(), error), false);
-  assert.equal(q.events(task.id).length, 2);
+  assert.equal(await q.failExhausted(task.id, { code: 1, message: 'again' }), false, 'already terminal');
+  assert.equal(await q.failExhausted('tsk_unknown', error), false);
+  assert.equal((await q.events(task.id)).length, 2);
 });
 
 test('a task of a kind this process has no handler for fails at once, saying so', async () => {
   const path = engines.freshPath();
-  const { engine: accepting } = engines.open(path, [echo], { concurrency: 0 });
-  const { task } = accepting.create({ owner: 'o', kind: 'echo', input: {} });
-  const { engine } = engines.open(path, []);
-  engine.start();
+  const { engine: accepting } = await engines.open(path, [echo], { concurrency: 0 });
+  const { task } = await accepting.create({ owner: 'o', kind: 'echo', input: {} });
+  const { engine } = await engines.open(path, []);
+  await engine.start();
   const failed = await settled(engine, task.id);
   assert.deepEqual(
     [failed?.status, failed?.error],
@@ -111,11 +112,11 @@ test('a returned failure and a permanent error with data fail the task with exac
       throw new PermanentTaskError('bad month', -32602, { field: 'month' });
     },
   };
-  const { engine } = engines.open(engines.freshPath(), [returns, refuses]);
-  engine.start();
-  const a = await settled(engine, engine.create({ owner: 'o', kind: 'returns', input: {} }).task.id);
+  const { engine } = await engines.open(engines.freshPath(), [returns, refuses]);
+  await engine.start();
+  const a = await settled(engine, (await engine.create({ owner: 'o', kind: 'returns', input: {} })).task.id);
   assert.deepEqual([a?.status, a?.error, a?.attempt], ['failed', { code: -32000, message: 'no room' }, 1]);
-  const b = await settled(engine, engine.create({ owner: 'o', kind: 'refuses', input: {} }).task.id);
+  const b = await settled(engine, (await engine.create({ owner: 'o', kind: 'refuses', input: {} })).task.id);
   assert.deepEqual([b?.status, b?.error], ['failed', { code: -32602, message: 'bad month', data: { field: 'month' } }]);
 });
 
@@ -132,24 +133,27 @@ test('a task held for an operator: only an answer for that party resumes it, and
       };
     },
   };
-  const { engine } = engines.open(engines.freshPath(), [approval]);
-  engine.start();
-  const { task } = engine.create({ owner: 'alice', kind: 'approval', input: {} });
-  await until(() => engine.get(task.id)?.claimedBy === 'awaiting:operator', 'the task to be held');
-  assert.equal(engine.get(task.id)?.status, 'working', 'the requester sees it working');
-  const parked = engine.queries.tasks.events(task.id).find((e) => e.kind === 'input_required');
+  const { engine } = await engines.open(engines.freshPath(), [approval]);
+  await engine.start();
+  const { task } = await engine.create({ owner: 'alice', kind: 'approval', input: {} });
+  await until(async () => (await engine.get(task.id))?.claimedBy === 'awaiting:operator', 'the task to be held');
+  assert.equal((await engine.get(task.id))?.status, 'working', 'the requester sees it working');
+  const parked = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'input_required');
   assert.deepEqual(parked?.data, { keys: ['r1-ok'], awaiting: 'operator' });
 
   assert.deepEqual(
-    engine.answer(task.id, { 'r1-ok': 'yes' }, 'alice'),
+    await engine.answer(task.id, { 'r1-ok': 'yes' }, 'alice'),
     { accepted: 0, resumed: false },
     'not its party',
   );
-  assert.deepEqual(engine.answer(task.id, { 'r1-ok': 'yes' }, 'bob', 'auditor'), { accepted: 0, resumed: false });
-  assert.deepEqual(engine.answer('tsk_unknown', { 'r1-ok': 'yes' }, 'op', 'operator'), { accepted: 0, resumed: false });
-  assert.deepEqual(engine.answer('tsk_unknown', { 'r1-ok': 'yes' }, 'op'), { accepted: 0, resumed: false });
-  assert.deepEqual(engine.answer(task.id, { 'r1-ok': 'yes' }, 'op', 'operator'), { accepted: 1, resumed: true });
-  const received = engine.queries.tasks.events(task.id).find((e) => e.kind === 'input_received');
+  assert.deepEqual(await engine.answer(task.id, { 'r1-ok': 'yes' }, 'bob', 'auditor'), { accepted: 0, resumed: false });
+  assert.deepEqual(await engine.answer('tsk_unknown', { 'r1-ok': 'yes' }, 'op', 'operator'), {
+    accepted: 0,
+    resumed: false,
+  });
+  assert.deepEqual(await engine.answer('tsk_unknown', { 'r1-ok': 'yes' }, 'op'), { accepted: 0, resumed: false });
+  assert.deepEqual(await engine.answer(task.id, { 'r1-ok': 'yes' }, 'op', 'operator'), { accepted: 1, resumed: true });
+  const received = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'input_received');
   assert.deepEqual(received?.data, { by: 'op', keys: 1, awaiting: 'operator' });
   const done = await settled(engine, task.id);
   assert.deepEqual([done?.status, JSON.parse(done!.result!)], ['completed', { ok: 'yes' }]);
@@ -159,7 +163,7 @@ test('an attempt that loses its fence while it fails for good writes nothing and
   const errors: unknown[] = [];
   const recording: Logger = { info() {}, warn() {}, error: (o) => errors.push(o), child: () => recording };
   const path = engines.freshPath();
-  const { engine, connection } = engines.open(path, [], { logger: recording });
+  const { engine, connection } = await engines.open(path, [], { logger: recording });
   engine.register({
     kind: 'taken',
     maxAttempts: 1,
@@ -169,36 +173,58 @@ test('an attempt that loses its fence while it fails for good writes nothing and
       throw new Error('boom');
     },
   });
-  engine.start();
-  const { task } = engine.create({ owner: 'o', kind: 'taken', input: {} });
-  await until(() => engine.queries.tasks.events(task.id).some((e) => e.kind === 'claimed'), 'the attempt to start');
+  await engine.start();
+  const { task } = await engine.create({ owner: 'o', kind: 'taken', input: {} });
+  await until(
+    async () => (await engine.store.tasks.events(task.id)).some((e) => e.kind === 'claimed'),
+    'the attempt to start',
+  );
   await until(() => engine.runningCount === 0, 'the attempt to end');
-  const row = engine.get(task.id)!;
+  const row = (await engine.get(task.id))!;
   assert.deepEqual([row.status, row.claimedBy, row.error], ['working', 'inst_other@elsewhere:1', null]);
-  assert.ok(!engine.queries.tasks.events(task.id).some((e) => e.kind === 'failed'));
+  assert.ok(!(await engine.store.tasks.events(task.id)).some((e) => e.kind === 'failed'));
   assert.equal(errors.length, 1, 'only the failure itself is logged, not a crash of the attempt');
 });
 
 test('stop gives a running attempt its grace to finish: the task completes instead of being released', async () => {
   const job = gated('job');
-  const { engine } = engines.open(engines.freshPath(), [job.handler]);
-  engine.start();
-  const { task } = engine.create({ owner: 'o', kind: 'job', input: {} });
+  const { engine } = await engines.open(engines.freshPath(), [job.handler]);
+  await engine.start();
+  const { task } = await engine.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => job.waiting() === 1, 'the attempt to start');
   const stopped = engine.stop(5_000);
   setTimeout(() => job.openNext(), 60);
   const outcome = await Promise.race([stopped.then(() => 'stopped'), sleep(3_000, 'still stopping')]);
   assert.equal(outcome, 'stopped');
-  assert.equal(engine.get(task.id)?.status, 'completed');
+  assert.equal((await engine.get(task.id))?.status, 'completed');
 });
 
-test('a poll of a task reads it for exactly its TTL', () => {
+test('a poll of a task reads it for exactly its TTL', async () => {
   let now = 2_000_000;
-  const { engine } = engines.open(engines.freshPath(), [echo], { now: () => now, defaultTtlMs: 1_000, concurrency: 0 });
-  const { task } = engine.create({ owner: 'o', kind: 'echo', input: {} });
-  assert.equal(engine.peek('tsk_unknown'), undefined);
+  const { engine } = await engines.open(engines.freshPath(), [echo], {
+    now: () => now,
+    defaultTtlMs: 1_000,
+    concurrency: 0,
+  });
+  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
+  assert.equal(await engine.peek('tsk_unknown'), undefined);
   now += 999;
-  assert.equal(engine.peek(task.id)?.id, task.id);
+  assert.equal((await engine.peek(task.id))?.id, task.id);
   now += 1;
-  assert.equal(engine.peek(task.id), undefined);
+  assert.equal(await engine.peek(task.id), undefined);
+});
+
+test('a create is refused, writing nothing, for a kind with no handler or once the engine is stopping; an accepted one records who asked', async () => {
+  const { engine, connection } = await engines.open(engines.freshPath(), [echo], { concurrency: 0 });
+  const count = () => connection.sqlite.prepare('SELECT count(*) FROM tasks').pluck().get();
+  await assert.rejects(
+    engine.create({ owner: 'o', kind: 'nope', input: {} }),
+    /^Error: No handler for task kind nope$/,
+  );
+  const { task } = await engine.create({ owner: 'bob', kind: 'echo', input: {} });
+  const created = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'created');
+  assert.deepEqual([created?.message, created?.data], ['Queued echo', { by: 'bob' }]);
+  await engine.stop(0);
+  await assert.rejects(engine.create({ owner: 'o', kind: 'echo', input: { n: 2 } }), /shutting down/);
+  assert.equal(count(), 1);
 });
