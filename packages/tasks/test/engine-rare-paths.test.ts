@@ -228,3 +228,23 @@ test('a create is refused, writing nothing, for a kind with no handler or once t
   await assert.rejects(engine.create({ owner: 'o', kind: 'echo', input: { n: 2 } }), /shutting down/);
   assert.equal(count(), 1);
 });
+
+test('a swept task still answers "expired" to its owner, and only to it, for a week; then it is forgotten', async () => {
+  const day = 86_400_000;
+  let now = 5_000_000;
+  const { engine } = await engines.open(engines.freshPath(), [echo], {
+    now: () => now,
+    defaultTtlMs: 1_000,
+    concurrency: 0,
+  });
+  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
+  now += 1_000;
+  assert.equal(await engine.store.tasks.sweepExpired(), 1);
+  assert.equal(await engine.get(task.id), undefined);
+  now += 7 * day - 1;
+  assert.equal(await engine.store.tasks.sweepExpired(), 0);
+  assert.deepEqual([await engine.expired(task.id, 'o'), await engine.expired(task.id, 'mallory')], [true, false]);
+  now += 2;
+  await engine.store.tasks.sweepExpired();
+  assert.equal(await engine.expired(task.id, 'o'), false, 'the tombstone went after its week');
+});
