@@ -5,3 +5,10 @@ export function startPostgres(options?: { durable?: boolean }): Promise<string>;
 export function stopPostgres(): Promise<void>;
 /** A fresh, empty database on the shared test server, and how to drop it. */
 export function createTestDatabase(prefix?: string): Promise<{ url: string; name: string; drop(): Promise<void> }>;
+/** An extra server of its own, stoppable and startable again mid-test (same port and data). */
+export function startExtraPostgres(name: string): Promise<{
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  remove(): Promise<void>;
+}>;

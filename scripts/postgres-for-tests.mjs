@@ -225,6 +225,56 @@ export async function createTestDatabase(prefix = 'reflow_test') {
   };
 }
 
+/**
+ * An extra throwaway server of its own (not the shared one), for a test that stops and starts
+ * its database mid-run: `stop()` (`pg_ctl stop -m fast`) and `start()` again on the same port and
+ * data, `remove()` at the end. `url` has no database name: connect to `postgres`.
+ */
+export async function startExtraPostgres(name) {
+  if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`An extra server's name is [a-z0-9-]+, not ${JSON.stringify(name)}`);
+  const extraHome = join(tmpdir(), `${home.split('/').pop()}-${name}-${process.pid}`);
+  const extraData = join(extraHome, 'data');
+  rmSync(extraHome, { recursive: true, force: true });
+  mkdirSync(extraData, { recursive: true });
+  if (asRoot()) {
+    const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(extraHome, uid, gid);
+    chownSync(extraData, uid, gid);
+  }
+  runPostgresBinary('initdb', ['-D', extraData, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-sync']);
+  const port = await freePort();
+  const settings = `-p ${port} -c listen_addresses='127.0.0.1' -c unix_socket_directories='' -c fsync=off`;
+  const start = () =>
+    runPostgresBinary('pg_ctl', [
+      'start',
+      '-D',
+      extraData,
+      '-l',
+      join(extraData, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      settings,
+    ]);
+  const stop = () => runPostgresBinary('pg_ctl', ['stop', '-D', extraData, '-m', 'fast', '-w']);
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}`,
+    start: async () => void start(),
+    stop: async () => void stop(),
+    async remove() {
+      try {
+        stop();
+      } catch {
+        // not running
+      }
+      rmSync(extraHome, { recursive: true, force: true });
+    },
+  };
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const command = process.argv[2];
   if (command === 'start') console.log(await startPostgres({ durable: process.argv.includes('--durable') }));

@@ -9,6 +9,7 @@ import { runCancel } from './commands/cancel.ts';
 import { runMcp } from './commands/mcp.ts';
 import { runResume } from './commands/resume.ts';
 import { tasksCommand } from './commands/tasks.ts';
+import { databaseOption, databaseUrlOption } from './store-options.ts';
 
 const positiveInt = (value: string) => {
   const n = Number(value);
@@ -44,25 +45,31 @@ const program = new Command('reflow').description(
 program
   .command('demo')
   .description('Run the whole story on the seeded month: start a server, call reflow_month as a task, poll, print')
+  .addOption(databaseOption('database file for the in-process server (default: a fresh temporary file)'))
+  .addOption(databaseUrlOption())
   .option('--url <url>', 'use a running server instead of starting one (its /mcp URL)')
-  .option('--database <path>', 'database file for the in-process server (default: a fresh temporary file)')
   .option('--workers <n>', 'worker threads for the in-process server', positiveInt)
   .option(
     '--outlive',
     'the work outlives its server: a server process is SIGKILLed mid-solve and restarted; the same task completes',
   )
   .action(async (options) => {
-    if (options.outlive && (options.url || options.database || options.workers))
-      program.error('--outlive starts and kills its own server processes: it takes no --url, --database or --workers');
+    if (options.outlive && (options.url || options.database || options.databaseUrl || options.workers))
+      program.error(
+        '--outlive starts and kills its own server processes: it takes no --url, --database, --database-url or --workers',
+      );
     process.exitCode = options.outlive ? await runOutliveDemo() : await runDemo(options);
   });
 
 program
   .command('import')
   .argument('<file>', 'site file in the import format (see seed/riverside-2026-09.json)')
-  .description('Import a site into DATABASE_PATH (created and migrated if new); a bad file changes nothing')
+  .description(
+    'Import a site into the database (PostgreSQL at --database-url, else SQLite; created and migrated if new); a bad file changes nothing',
+  )
   .option('--replace', 'replace the site and bookings already in the database')
-  .option('--database <path>', 'database file (default: $DATABASE_PATH or ./data/reflow.db)')
+  .addOption(databaseOption('SQLite database file (default: $DATABASE_PATH or ./data/reflow.db)'))
+  .addOption(databaseUrlOption())
   .action(async (file, options) => {
     process.exitCode = await runImport(file, options);
   });
@@ -105,7 +112,8 @@ program
   .command('mcp')
   .description('Serve the same tools over stdio (for hosts that launch MCP servers as processes); logs go to stderr')
   .option('--stdio', 'serve over stdio (the default and only transport of this command)')
-  .option('--database <path>', 'database file (default: $DATABASE_PATH or ./data/reflow.db)')
+  .addOption(databaseOption('SQLite database file (default: $DATABASE_PATH or ./data/reflow.db)'))
+  .addOption(databaseUrlOption())
   .option('--workers <n>', 'worker threads (default: $WORKERS or 2)', nonNegativeInt)
   .action(async (options) => {
     process.exitCode = await runMcp(options);

@@ -8,18 +8,31 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
+import { databaseEnv, freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const bin = join(root, 'apps/cli/bin/reflow.mjs');
 
 export const scratch = () => mkdtempSync(join(tmpdir(), 'reflow-cli-client-'));
 
-/** A real server on a random loopback port over `databasePath` (created and seeded when new). */
+/** PostgreSQL runs: the database standing for each SQLite path a test names (one per path, made on first use). */
+const databases = new Map<string, Promise<{ location: string }>>();
+
+/**
+ * A real server on a random loopback port over `databasePath` (created and seeded when new). On a
+ * PostgreSQL run (REFLOW_TEST_STORE), a fresh database stands for each path; the same path again
+ * is the same database (a second server on it). They go when the test server stops.
+ */
 export async function server(
   databasePath: string,
   env: Record<string, string> = {},
 ): Promise<RunningServer & { mcpUrl: string }> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: 'silent', ...env });
+  let location = databasePath;
+  if (onPostgres()) {
+    if (!databases.has(databasePath)) databases.set(databasePath, freshTestDatabase());
+    location = (await databases.get(databasePath)!).location;
+  }
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...databaseEnv(location), LOG_LEVEL: 'silent', ...env });
   const running = await startServer(config, pino({ level: 'silent' }));
   return { ...running, mcpUrl: `${running.url}/mcp` };
 }

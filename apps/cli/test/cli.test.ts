@@ -4,10 +4,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { DEMO_SITE_PATH } from '@reflow/seed';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const bin = join(root, 'apps/cli/bin/reflow.mjs');

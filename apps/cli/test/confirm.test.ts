@@ -3,9 +3,11 @@
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { reflow, scratch, server, until } from './cli-helpers.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const CALL = [
   'call',

@@ -4,11 +4,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig, startServer } from '@reflow/server-app';
 import { McpHttpClient } from '../src/mcp-http-client.ts';
 import { runReflow as reflow } from './cli-helpers.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const AGENT = 'agent-token-0123456789abcdef';
 const OPS = 'ops-token-0123456789abcdef';

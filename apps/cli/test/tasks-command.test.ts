@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { loadConfig, startServer } from '@reflow/server-app';
 import { McpHttpClient } from '../src/mcp-http-client.ts';
 import { runReflow as reflow } from './cli-helpers.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 test(
   'reflow tasks: list, show, cancel against a running server; clear errors and exit codes',

@@ -1,5 +1,5 @@
 // A server process for one bench phase: its own temp directory, seeded with the bench site, and
-// gone (with its files) when the phase ends. The bench never shares the server's event loop.
+// gone (with its files) when the phase ends; on PostgreSQL, on the database it is given. The bench never shares the server's event loop.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +14,11 @@ export interface BenchServer {
   stop(options?: { keepFiles?: boolean }): Promise<void>;
 }
 
+/** 'file' (durable SQLite), ':memory:' (nothing survives the process), or a PostgreSQL database's URL. */
+export type BenchDatabase = 'file' | ':memory:' | `postgres://${string}`;
+
 export interface BenchServerOptions {
-  /** 'file' (durable) or ':memory:' (nothing survives the process). */
-  database: 'file' | ':memory:';
+  database: BenchDatabase;
   env?: Record<string, string>;
   /** Start on the files a previous server left (`stop({ keepFiles: true })`) instead of fresh ones. */
   dir?: string;
@@ -26,10 +28,17 @@ export async function startBenchServer(site: SiteFile, options: BenchServerOptio
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'reflow-bench-'));
   const seedFile = join(dir, 'site.json');
   if (!options.dir) writeFileSync(seedFile, renderSiteJson(site));
+  const postgres = options.database.startsWith('postgres://');
   const databasePath = options.database === 'file' ? join(dir, 'reflow.db') : ':memory:';
   const server = await startServerProcess(
-    databasePath,
-    { SEED_FILE: seedFile, SHUTDOWN_GRACE_MS: '0', ...options.env },
+    postgres ? '' : databasePath,
+    {
+      SEED_FILE: seedFile,
+      SHUTDOWN_GRACE_MS: '0',
+      // An empty DATABASE_PATH counts as unset; on a shared database the first node seeds it.
+      ...(postgres ? { DATABASE_URL: options.database } : {}),
+      ...options.env,
+    },
     true,
   );
   return {

@@ -2,6 +2,7 @@
 // The task surface against its own ceiling, in one run, on this machine: tasks/get next to
 // /healthz on the same server; CreateTaskResult latency on a durable file (FULL, NORMAL) next to
 // :memory:; and the requests adaptive polling saves. Each figure comes from its own server process.
+// --store postgres|both: the stores side by side instead (store-comparison.ts).
 import Table from 'cli-table3';
 import { Command } from 'commander';
 import { generateScenario, SCENARIO_SIZES } from '@reflow/seed';
@@ -10,6 +11,7 @@ import type { LoadFigures } from './load.ts';
 import { measureCeiling } from './ceiling-phase.ts';
 import { measurePolling } from './polling-phase.ts';
 import { measurePollingRate } from './polling-rate-phase.ts';
+import { compareStores, STORE_PHASES } from './store-comparison.ts';
 
 const program = new Command()
   .option('--seconds <n>', 'length of each load run', '10')
@@ -17,7 +19,16 @@ const program = new Command()
   .option('--creators <n>', 'concurrent reflow_month callers', '10')
   .option('--burst <n>', 'clients starting a reflow at once, for the polling-rate comparison', '20')
   .option('--base-ms <n>', 'POLL_INTERVAL_MS for the polling-rate comparison', '1000')
-  .option('--only <phases>', 'comma-separated: get, create, rate, listen', 'get,create,rate,listen')
+  .option(
+    '--store <store>',
+    'sqlite: the phases below; postgres or both: durable create, tasks/get through one and two nodes, create → claim across nodes',
+    'sqlite',
+  )
+  .option(
+    '--postgres-url <url>',
+    'with --store postgres|both: a durable PostgreSQL of your own (else the bench starts one)',
+  )
+  .option('--only <phases>', 'comma-separated: get, create, rate, listen (sqlite); create, get, claim (postgres, both)')
   .parse();
 const opts = program.opts<{
   seconds: string;
@@ -25,9 +36,26 @@ const opts = program.opts<{
   creators: string;
   burst: string;
   baseMs: string;
-  only: string;
+  store: string;
+  postgresUrl?: string;
+  only?: string;
 }>();
-const phases = new Set(opts.only.split(',').map((p) => p.trim()));
+const SQLITE_PHASES = ['get', 'create', 'rate', 'listen'];
+if (!['sqlite', 'postgres', 'both'].includes(opts.store)) {
+  console.error('--store must be sqlite, postgres or both');
+  process.exit(2);
+}
+const known: readonly string[] = opts.store === 'sqlite' ? SQLITE_PHASES : STORE_PHASES;
+const phases = new Set((opts.only ?? known.join(',')).split(',').map((p) => p.trim()));
+for (const phase of phases)
+  if (!known.includes(phase)) {
+    console.error(`--only: no phase "${phase}" with --store ${opts.store} (phases: ${known.join(', ')})`);
+    process.exit(2);
+  }
+if (opts.postgresUrl && opts.store === 'sqlite') {
+  console.error('--postgres-url needs --store postgres or both');
+  process.exit(2);
+}
 const seconds = Number(opts.seconds);
 const pollers = Number(opts.pollers);
 const creators = Number(opts.creators);
@@ -61,6 +89,27 @@ const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
 type Verdict = { text: string; ok: boolean; target: string };
 const verdicts: Verdict[] = [];
 let failures = 0;
+
+if (opts.store !== 'sqlite') {
+  const compared = await compareStores(scenario, {
+    stores: opts.store === 'both' ? ['sqlite', 'postgres'] : ['postgres'],
+    phases,
+    seconds,
+    pollers,
+    creators,
+    postgresUrl: opts.postgresUrl,
+  }).catch((error: Error) => {
+    // A server that is missing, unreachable or not durable: the reason, not a stack.
+    console.error(`bench:tasks --store ${opts.store}: ${error.message}`);
+    process.exit(1);
+  });
+  console.log('');
+  for (const note of compared.notes) console.log(note);
+  verdicts.push(...compared.verdicts);
+  failures += compared.failures;
+  // The SQLite-only phases below do not run.
+  phases.clear();
+}
 
 if (phases.has('get')) {
   process.stderr.write(`polling: ${pollers} pollers × ${seconds} s per route…\n`);

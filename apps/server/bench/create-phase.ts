@@ -1,7 +1,7 @@
 // CreateTaskResult latency for reflow_month while both workers are busy: every request a new
 // task (distinct arguments), committed before the answer leaves. Run once per storage set-up.
 import type { Scenario } from '@reflow/seed';
-import { startBenchServer } from './bench-server.ts';
+import { startBenchServer, type BenchDatabase } from './bench-server.ts';
 import { runLoad, type LoadFigures } from './load.ts';
 import { mcpBody, mcpHeaders } from '../harness/mcp-wire.ts';
 import { reflowStream } from './reflow-requests.ts';
@@ -9,7 +9,8 @@ import { createReflowTask } from './task-waits.ts';
 
 export interface StorageSetup {
   label: string;
-  database: 'file' | ':memory:';
+  database: BenchDatabase;
+  /** SQLite's; a PostgreSQL commit is synchronous_commit=on whatever this says. */
   synchronous: 'FULL' | 'NORMAL';
 }
 

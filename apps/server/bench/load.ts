@@ -3,7 +3,8 @@
 import autocannon from 'autocannon';
 
 export interface LoadOptions {
-  url: string;
+  /** Several URLs (nodes of one cluster): connection i sends to the i-th in turn. */
+  url: string | string[];
   connections: number;
   durationSeconds: number;
   method?: 'GET' | 'POST';
@@ -32,7 +33,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
   let rejected = 0;
   const build = options.build;
   const result = await autocannon({
-    url: options.url,
+    // autocannon takes an array of URLs too; its types only know the single one.
+    url: options.url as string,
     connections: options.connections,
     duration: options.durationSeconds,
     requests: (options.cycle ?? [{ headers: options.headers, body: options.body }]).map((fixed) => ({

@@ -36,7 +36,8 @@ export class ServerExitedEarly extends Error {
 
 /**
  * Starts the server the way a person does: `npm start` (or, with `direct`, the same entry through
- * node --import tsx, which skips npm's own start-up cost) on `databasePath`, on a free port.
+ * node --import tsx, which skips npm's own start-up cost) on `databasePath` (a SQLite file, or a
+ * PostgreSQL database's URL), on a free port.
  */
 export async function startServerProcess(
   databasePath: string,
@@ -54,7 +55,8 @@ export async function startServerProcess(
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_PATH: databasePath,
+      // A postgres:// URL selects PostgreSQL (a second process on it is another node), else a SQLite file.
+      ...(/^postgres(ql)?:\/\//.test(databasePath) ? { DATABASE_URL: databasePath } : { DATABASE_PATH: databasePath }),
       WORKERS: '2',
       LOG_LEVEL: 'info',
       ...env,

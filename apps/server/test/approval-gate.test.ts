@@ -2,12 +2,14 @@
 // input_required with one elicitation summarising the plan, and applies only on yes — re-checking
 // the bookings at apply time — while wrong keys, a restart and a decline change nothing.
 import assert from 'node:assert/strict';
-import { afterEach, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { openSqliteStore } from '@reflow/db';
 import { startTestServer, taskCount, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
 import { call, ELICITING_CLIENT } from './approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { afterEach, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const GATED = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', confirm: true };
 

@@ -8,10 +8,12 @@ import { request } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
 import { startServerProcess } from '../harness/server-process.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const ROUNDS = 5;
 const AT_ONCE = 24;

@@ -4,9 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { openSqliteStore } from '@reflow/db';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const ROUNDS = 4;
 

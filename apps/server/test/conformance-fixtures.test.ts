@@ -1,10 +1,12 @@
 // The conformance fixtures are off unless asked for, and when on they are real durable tasks: rows
 // in the SQLite file, parked in input_required until tasks/update answers.
 import assert from 'node:assert/strict';
-import { afterEach, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { call } from './approval-helper.ts';
 import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { afterEach, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 let server: TestServer | undefined;
 afterEach(async () => {

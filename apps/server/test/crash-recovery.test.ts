@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openSqliteStore } from '@reflow/db';
 import { importSite } from '@reflow/reflow';
@@ -22,6 +21,9 @@ import {
   type ServerProcess,
 } from './crash-harness.ts';
 import { rpc } from './helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 30);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);

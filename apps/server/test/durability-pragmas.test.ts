@@ -2,10 +2,12 @@
 // read back here from the connection the running server writes tasks through, and from a second
 // connection on the same file, as another process (the CLI's import, a second server) opens it.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openSqliteStore, type SqliteStore } from '@reflow/db';
 import { startTestServer } from './helper.ts';
+import { SQLITE_PRAGMAS, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(SQLITE_PRAGMAS);
 
 /** SQLite's numbers for PRAGMA synchronous. */
 const SYNCHRONOUS = { OFF: 0, NORMAL: 1, FULL: 2, EXTRA: 3 } as const;

@@ -1,32 +1,34 @@
 // One way to build the server in tests: a real process-local server on a random loopback port,
-// over a fresh SQLite file seeded with the demo month. Close it in t.after.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+// over a fresh database of this run's store (REFLOW_TEST_STORE: a SQLite file, or a fresh
+// PostgreSQL database), seeded with the demo month. Close it in t.after.
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Store } from '@reflow/db';
+import { openStore, type Store } from '@reflow/db';
 import pino from 'pino';
+import { databaseEnv, freshTestDatabase } from '../../../scripts/test-store.mjs';
 import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
 import { loadConfig, startServer, type RunningServer } from '../src/index.ts';
 
 export interface TestServer extends Omit<RunningServer, 'close'> {
   mcpUrl: string;
+  /** Where its data lives: the SQLite file, or on PostgreSQL the database's URL. Pass it on to start a second server on the same data. */
   databasePath: string;
-  /** Stops the server (once; later calls wait for the first); the database file is removed unless kept for a second server. */
+  /** Stops the server (once; later calls wait for the first); the database is removed unless kept for a second server. */
   close(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
-/** Starts a server on a fresh database, or on `databasePath` when given (a restart). */
+/** Starts a server on a fresh database, or on `databasePath` when given (a restart, or a second server on the same data). */
 export async function startTestServer(
   env: Record<string, string> = {},
   existingDatabase?: string,
 ): Promise<TestServer> {
-  const dir = existingDatabase ? dirname(existingDatabase) : mkdtempSync(join(tmpdir(), 'reflow-test-'));
-  const databasePath = existingDatabase ?? join(dir, 'reflow.db');
+  const fresh = existingDatabase === undefined ? await freshTestDatabase() : undefined;
+  const databasePath = existingDatabase ?? fresh!.location;
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_PATH: databasePath,
+    ...databaseEnv(databasePath),
     WORKERS: '2',
     LOG_LEVEL: 'silent',
     ...env,
@@ -39,10 +41,21 @@ export async function startTestServer(
     mcpUrl: `${server.url}/mcp`,
     databasePath,
     close: (options) =>
-      (closed ??= server.close().then(() => {
-        if (!options?.keepDatabase) rmSync(dir, { recursive: true, force: true });
+      (closed ??= server.close().then(async () => {
+        if (options?.keepDatabase) return;
+        if (fresh) await fresh.drop();
+        // A restart on a SQLite file removes its directory, as the first server would have. (A
+        // PostgreSQL database another server may still use stays until the test server stops.)
+        else if (!databaseEnv(databasePath).DATABASE_URL)
+          rmSync(dirname(databasePath), { recursive: true, force: true });
       })),
   };
+}
+
+/** Another store on a test server's data (`databasePath`: a SQLite file or a PostgreSQL URL), migrated already; close it after. */
+export function openTestStore(databasePath: string): Promise<Store> {
+  const env = databaseEnv(databasePath);
+  return openStore(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { databasePath: env.DATABASE_PATH });
 }
 
 export { PROTOCOL_VERSION, TASKS_EXTENSION as TASKS } from '../harness/mcp-wire.ts';

@@ -3,11 +3,13 @@
 // the task table hold exactly what they held before.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
 import { generateHostileRequests } from './hostile-requests.ts';
 import { closeRawAgent, rawPost } from './raw-http.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const ATTACKER = 'mallory-token-0123456789abcdef';
 const VICTIM = 'victim-token-0123456789abcdef';

@@ -1,10 +1,12 @@
 // The Tasks wire, byte for byte: raw JSON-RPC over a real socket, checked against the official
 // ext-tasks schemas and against the SQLite file opened by a second connection.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { CreateTaskResultV2Schema, GetTaskResultV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { rpc, startTestServer, TASKS, waitForTaskStatus, type TestServer } from './helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, describe, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const DEMO = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 

@@ -2,11 +2,13 @@
 // previewed, without solving again; a booking changed meanwhile is reported `changed` and left as
 // it is; anything but a completed dry run is refused (409) and changes nothing.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { peek } from '../harness/peek.ts';
 import { startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
 import { api, APPROVAL_ENV, bookingsChecksum, OPS } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 let s: TestServer;
 before(async () => {
@@ -78,11 +80,11 @@ test('the previewed moves are applied exactly, except bookings edited meanwhile 
     assert.equal(row.room_id, m.toRoom);
   }
 
-  const sum = bookingsChecksum(s.databasePath);
+  const sum = await bookingsChecksum(s.databasePath);
   for (const id of [applied.body.taskId, 'tsk_nope']) {
     const refused = await api(s.url, 'POST', `/api/tasks/${id}/apply-plan`);
     assert.equal(refused.status, id === 'tsk_nope' ? 404 : 409);
     if (id !== 'tsk_nope') assert.equal(refused.body.code, 'RFL_NOT_A_DRY_RUN');
   }
-  assert.equal(bookingsChecksum(s.databasePath), sum);
+  assert.equal(await bookingsChecksum(s.databasePath), sum);
 });

@@ -3,8 +3,7 @@
 // changed nothing.
 import { createHash } from 'node:crypto';
 import { DEMO_SCENARIO } from '@reflow/seed';
-import { peek } from '../harness/peek.ts';
-import { rpc, waitForTaskStatus } from './helper.ts';
+import { openTestStore, rpc, waitForTaskStatus } from './helper.ts';
 
 export const AGENT = 'agent-token-0123456789abcdef';
 export const OPS = 'ops-token-0123456789abcdef';
@@ -18,11 +17,17 @@ export const REFLOW_ARGS = {
 };
 
 /** A digest of every booking's room, times, status and version: equal before and after means nothing moved. */
-export function bookingsChecksum(databasePath: string): string {
-  const rows = peek(databasePath, (db) =>
-    db.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').raw().all(),
-  );
-  return createHash('sha256').update(JSON.stringify(rows)).digest('hex');
+export async function bookingsChecksum(databasePath: string): Promise<string> {
+  const store = await openTestStore(databasePath);
+  try {
+    const all = await store.bookings.overlapping({ from: -8.64e15, to: 8.64e15 });
+    const rows = all
+      .map((b) => [b.id, b.roomId, b.startAt, b.endAt, b.status, b.version])
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    return createHash('sha256').update(JSON.stringify(rows)).digest('hex');
+  } finally {
+    await store.close();
+  }
 }
 
 /** reflow_month from `token`'s principal, through the tasks extension; returns the task id. */

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ARTIFACTS, launchBrowser, watchForErrors } from './browser-helper.ts';
 import { startTestServer, type TestServer } from './helper.ts';
@@ -22,6 +21,9 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const SCREENSHOTS = fileURLToPath(
   new URL(process.env.UPDATE_SCREENSHOTS === '1' ? '../../../docs/' : '../../../test-artifacts/', import.meta.url),
@@ -54,7 +56,7 @@ test(
     // An agent's reflow: waiting for us, counted, filtered, its plan on the calendar.
     const first = await startReflowAs(server.mcpUrl, AGENT);
     await waitUntilAwaitingOperator(server.mcpUrl, first);
-    const beforeFirst = bookingsChecksum(server.databasePath);
+    const beforeFirst = await bookingsChecksum(server.databasePath);
     await page.locator('[data-count="awaiting"] .chip-n', { hasText: '1' }).waitFor({ timeout: 15_000 });
     await page.locator('[data-count="awaiting"]').click();
     const row = page.locator(`tr[data-task-id="${first}"]`);
@@ -93,7 +95,7 @@ test(
     // Approve, with the confirm step.
     await panel.locator('button[data-action="approve"]').click();
     assert.match(await panel.locator('.confirm').innerText(), /^Move \d+ bookings/);
-    assert.equal(bookingsChecksum(server.databasePath), beforeFirst, 'nothing written before the confirm');
+    assert.equal(await bookingsChecksum(server.databasePath), beforeFirst, 'nothing written before the confirm');
     await panel.locator('button[data-action="confirm-approve"]').click();
     const done = await waitAsAgent(server.mcpUrl, first);
     assert.equal(done.status, 'completed');
@@ -101,7 +103,7 @@ test(
     assert.equal(done.result.structuredContent.operatorDecision.by, 'ops');
     await detail.locator('[data-decision="approved"]').waitFor({ timeout: 15_000 });
     await detail.locator('.detail-head [data-status="completed"]').waitFor({ timeout: 15_000 });
-    assert.notEqual(bookingsChecksum(server.databasePath), beforeFirst);
+    assert.notEqual(await bookingsChecksum(server.databasePath), beforeFirst);
 
     // Tell the customers: both downloads read back to exactly the task's moves.
     const rooms = new Map<string, string>(
@@ -120,13 +122,13 @@ test(
     // A second one: reject needs a reason; with one, nothing moves and the agent is told why.
     const second = await startReflowAs(server.mcpUrl, AGENT, { from: '2026-09-21', to: '2026-09-27' });
     await waitUntilAwaitingOperator(server.mcpUrl, second);
-    const beforeSecond = bookingsChecksum(server.databasePath);
+    const beforeSecond = await bookingsChecksum(server.databasePath);
     await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), second);
     await panel.waitFor({ timeout: 15_000 });
     await panel.locator('button[data-action="reject"]').click();
     await panel.locator('button[data-action="confirm-reject"]').click();
     await panel.locator('.approval-problem', { hasText: 'Give a reason' }).waitFor();
-    assert.equal(bookingsChecksum(server.databasePath), beforeSecond, 'no reject without a reason');
+    assert.equal(await bookingsChecksum(server.databasePath), beforeSecond, 'no reject without a reason');
     await panel.locator('#decision-reason').fill('studio-b is back on the 21st');
     await panel.locator('button[data-action="confirm-reject"]').click();
     const rejected = await waitAsAgent(server.mcpUrl, second);
@@ -135,7 +137,7 @@ test(
     await detail
       .locator('[data-decision="rejected"]', { hasText: 'studio-b is back on the 21st' })
       .waitFor({ timeout: 15_000 });
-    assert.equal(bookingsChecksum(server.databasePath), beforeSecond, 'a rejection moves nothing');
+    assert.equal(await bookingsChecksum(server.databasePath), beforeSecond, 'a rejection moves nothing');
     await page.locator('[data-count="awaiting"] .chip-n', { hasText: '0' }).waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(ARTIFACTS, 'approval-rejected.png'), fullPage: true });
 

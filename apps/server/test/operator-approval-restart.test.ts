@@ -30,7 +30,7 @@ test('SIGKILL while waiting for an operator: after a restart it still waits, and
   servers.push(first);
   const taskId = await startReflowAs(first.mcpUrl, AGENT);
   await waitUntilAwaitingOperator(first.mcpUrl, taskId);
-  const before = bookingsChecksum(databasePath);
+  const before = await bookingsChecksum(databasePath);
   assert.equal(await first.kill(), 'SIGKILL');
 
   const second = await startServerProcess(databasePath, env, true);
@@ -38,7 +38,7 @@ test('SIGKILL while waiting for an operator: after a restart it still waits, and
   const baseUrl = second.mcpUrl.replace(/\/mcp$/, '');
   const still = await waitUntilAwaitingOperator(second.mcpUrl, taskId, 5_000);
   assert.equal(still.status, 'working');
-  assert.equal(bookingsChecksum(databasePath), before, 'nothing applied across the restart');
+  assert.equal(await bookingsChecksum(databasePath), before, 'nothing applied across the restart');
   const listed = await api(baseUrl, 'GET', '/api/tasks?awaiting=operator');
   assert.deepEqual(
     listed.body.tasks.map((x: any) => x.taskId),
@@ -51,7 +51,7 @@ test('SIGKILL while waiting for an operator: after a restart it still waits, and
   assert.equal(done.result.structuredContent.applied, true);
   assert.equal(done.result.structuredContent.operatorDecision.by, 'ops');
   assert.ok(done.result.structuredContent.moved > 0);
-  assert.notEqual(bookingsChecksum(databasePath), before);
+  assert.notEqual(await bookingsChecksum(databasePath), before);
   // The agent's own view agrees.
   const polled = (await rpc(second.mcpUrl, 'tasks/get', { taskId }, { token: AGENT })).body.result;
   assert.equal(polled.status, 'completed');

@@ -2,7 +2,6 @@
 // operator; approve applies it (the agent's poll ends completed with the approver), reject applies
 // nothing; every refusal changes no booking; an overlapping reflow waits until the first is decided.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { peek } from '../harness/peek.ts';
 import { rpc, startTestServer, type TestServer } from './helper.ts';
@@ -16,6 +15,9 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, describe, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const WAIT_MESSAGE =
   /^Waiting for an operator to approve: \d+ moves, \d+ bookings? unresolved \(reflow studio-b, 7–20 Sep\)$/;
@@ -33,7 +35,7 @@ describe('APPROVAL=operator', () => {
   after(async () => s.close());
 
   test('an agent’s reflow waits working with a sentence and a growing poll interval; approve applies it and names the approver', async () => {
-    const before = bookingsChecksum(s.databasePath);
+    const before = await bookingsChecksum(s.databasePath);
     const taskId = await startReflowAs(s.mcpUrl, AGENT);
     const waiting = await waitUntilAwaitingOperator(s.mcpUrl, taskId);
     assert.match(waiting.statusMessage, WAIT_MESSAGE);
@@ -42,7 +44,7 @@ describe('APPROVAL=operator', () => {
     const later = (await rpc(s.mcpUrl, 'tasks/get', { taskId }, { token: AGENT })).body.result;
     assert.equal(later.status, 'working');
     assert.ok(later.pollIntervalMs > waiting.pollIntervalMs, `${later.pollIntervalMs} > ${waiting.pollIntervalMs}`);
-    assert.equal(bookingsChecksum(s.databasePath), before, 'nothing is moved while waiting');
+    assert.equal(await bookingsChecksum(s.databasePath), before, 'nothing is moved while waiting');
 
     // The console's filter, count and detail: the proposed plan, not applied, no worker held.
     const listed = await api(s.url, 'GET', '/api/tasks?awaiting=operator');
@@ -84,14 +86,14 @@ describe('APPROVAL=operator', () => {
     assert.equal(final.reflow.operatorDecision.by, 'ops');
     assert.equal(final.reflow.operatorDecision.reason, 'room is needed');
     assert.equal(auditedMoves(s, taskId), final.reflow.summary.moved);
-    assert.notEqual(bookingsChecksum(s.databasePath), before);
+    assert.notEqual(await bookingsChecksum(s.databasePath), before);
     assert.ok(
       final.events.some((e: any) => /^Approved by operator ops/.test(e.message)),
       'the history records who',
     );
 
     // Deciding again: 409, nothing changes.
-    const sum = bookingsChecksum(s.databasePath);
+    const sum = await bookingsChecksum(s.databasePath);
     for (const [path, body] of [
       ['approve', {}],
       ['reject', { reason: 'late' }],
@@ -100,13 +102,13 @@ describe('APPROVAL=operator', () => {
       assert.equal(again.status, 409);
       assert.equal(again.body.code, 'RFL_NOT_AWAITING_APPROVAL');
     }
-    assert.equal(bookingsChecksum(s.databasePath), sum);
+    assert.equal(await bookingsChecksum(s.databasePath), sum);
   });
 
   test('refusals: a client 403, a reject without reason 400, an unknown task 404 — and nothing changes', async () => {
     const taskId = await startReflowAs(s.mcpUrl, AGENT, { from: '2026-09-21', to: '2026-09-27' });
     await waitUntilAwaitingOperator(s.mcpUrl, taskId);
-    const before = bookingsChecksum(s.databasePath);
+    const before = await bookingsChecksum(s.databasePath);
     const asClient = await api(s.url, 'POST', `/api/tasks/${taskId}/approve`, {}, AGENT);
     assert.equal(asClient.status, 403);
     assert.equal(asClient.body.code, 'RFL_FORBIDDEN');
@@ -116,7 +118,7 @@ describe('APPROVAL=operator', () => {
     }
     assert.equal((await api(s.url, 'POST', `/api/tasks/${taskId}/reject`, {})).body.code, 'RFL_REASON_REQUIRED');
     assert.equal((await api(s.url, 'POST', '/api/tasks/tsk_nope/approve', {})).status, 404);
-    assert.equal(bookingsChecksum(s.databasePath), before);
+    assert.equal(await bookingsChecksum(s.databasePath), before);
     assert.equal((await api(s.url, 'GET', `/api/tasks/${taskId}`)).body.task.awaitingApproval, true);
 
     const rejected = await api(s.url, 'POST', `/api/tasks/${taskId}/reject`, { reason: 'studio-b is back on Monday' });
@@ -136,7 +138,7 @@ describe('APPROVAL=operator', () => {
       { decision: 'rejected', by: 'ops', reason: 'studio-b is back on Monday' },
     );
     assert.equal(auditedMoves(s, taskId), 0);
-    assert.equal(bookingsChecksum(s.databasePath), before, 'a rejection applies nothing');
+    assert.equal(await bookingsChecksum(s.databasePath), before, 'a rejection applies nothing');
   });
 
   test('the routes are in the OpenAPI document', async () => {
@@ -158,11 +160,11 @@ describe('APPROVAL=operator', () => {
   test('dry runs and an operator’s own reflows do not wait; deciding them is a 409', async () => {
     const dry = await startReflowAs(s.mcpUrl, AGENT, { dry_run: true });
     assert.equal((await waitAsAgent(s.mcpUrl, dry)).status, 'completed');
-    const before = bookingsChecksum(s.databasePath);
+    const before = await bookingsChecksum(s.databasePath);
     const refused = await api(s.url, 'POST', `/api/tasks/${dry}/approve`, {});
     assert.equal(refused.status, 409);
     assert.equal(refused.body.code, 'RFL_NOT_AWAITING_APPROVAL');
-    assert.equal(bookingsChecksum(s.databasePath), before);
+    assert.equal(await bookingsChecksum(s.databasePath), before);
     const own = await startReflowAs(s.mcpUrl, OPS, { from: '2026-09-01', to: '2026-09-03' });
     const done = await waitForOps(s, own);
     assert.equal(done.status, 'completed');

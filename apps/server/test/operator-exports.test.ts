@@ -52,12 +52,12 @@ test('an applied reflow: the CSV and the ICS list exactly its moves', async () =
 
 test('a dry run: 409; an unknown task: 404; nothing changes', async () => {
   const { taskId } = await reflow(true);
-  const sum = bookingsChecksum(s.databasePath);
+  const sum = await bookingsChecksum(s.databasePath);
   for (const format of ['csv', 'ics']) {
     const dry = await download(`/api/tasks/${taskId}/changes.${format}`);
     assert.equal(dry.status, 409);
     assert.equal(JSON.parse(dry.text).code, 'RFL_NOTHING_APPLIED');
     assert.equal((await download(`/api/tasks/tsk_nope/changes.${format}`)).status, 404);
   }
-  assert.equal(bookingsChecksum(s.databasePath), sum);
+  assert.equal(await bookingsChecksum(s.databasePath), sum);
 });

@@ -2,7 +2,6 @@
 // every moved booking back (and confirm again those marked needs_rebooking) unless it changed
 // since; audited like an apply; once per reflow; every refusal changes nothing.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { peek } from '../harness/peek.ts';
 import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
@@ -16,6 +15,9 @@ import {
   waitAsAgent,
   waitUntilAwaitingOperator,
 } from './operator-approval-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { after, before, test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 let s: TestServer;
 before(async () => {
@@ -83,14 +85,14 @@ test('revert from the API: every booking back where it was except one edited sin
   );
   assert.equal(audited.n, result.moves.length - 1, 'each move back is in the audit');
 
-  const sum = bookingsChecksum(s.databasePath);
+  const sum = await bookingsChecksum(s.databasePath);
   const again = await api(s.url, 'POST', `/api/tasks/${started.body.taskId}/revert`);
   assert.equal(again.status, 409);
   assert.equal(again.body.code, 'RFL_ALREADY_REVERTED');
   const ofRevert = await api(s.url, 'POST', `/api/tasks/${revert.body.taskId}/revert`);
   assert.equal(ofRevert.status, 409);
   assert.equal(ofRevert.body.code, 'RFL_NOT_REVERTIBLE');
-  assert.equal(bookingsChecksum(s.databasePath), sum);
+  assert.equal(await bookingsChecksum(s.databasePath), sum);
 });
 
 test('refusals: a dry run or a rejected reflow 409, an unknown task 404, a client on /api 403 — nothing changes', async () => {
@@ -104,7 +106,7 @@ test('refusals: a dry run or a rejected reflow 409, an unknown task 404, a clien
   await waitUntilAwaitingOperator(s.mcpUrl, rejected);
   await api(s.url, 'POST', `/api/tasks/${rejected}/reject`, { reason: 'not now' });
   await waitAsAgent(s.mcpUrl, rejected);
-  const sum = bookingsChecksum(s.databasePath);
+  const sum = await bookingsChecksum(s.databasePath);
   for (const id of [dry.body.taskId, rejected]) {
     const refused = await api(s.url, 'POST', `/api/tasks/${id}/revert`);
     assert.equal(refused.status, 409, JSON.stringify(refused.body));
@@ -112,7 +114,7 @@ test('refusals: a dry run or a rejected reflow 409, an unknown task 404, a clien
   }
   assert.equal((await api(s.url, 'POST', '/api/tasks/tsk_nope/revert')).status, 404);
   assert.equal((await api(s.url, 'POST', `/api/tasks/${dry.body.taskId}/revert`, undefined, AGENT)).status, 403);
-  assert.equal(bookingsChecksum(s.databasePath), sum);
+  assert.equal(await bookingsChecksum(s.databasePath), sum);
 });
 
 test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a task, once', async () => {

@@ -29,7 +29,7 @@ test('an operator starts a reflow: 202 with its own task, which runs to complete
 });
 
 test('bad input: 400 with a stable code; a client: 403; nothing changes', async () => {
-  const sum = bookingsChecksum(s.databasePath);
+  const sum = await bookingsChecksum(s.databasePath);
   const cases: [unknown, string][] = [
     [{ month: '2026-09', offline_rooms: ['no-such-room'] }, 'RFL_UNKNOWN_ROOM'],
     [{ month: '2026-09', offline_rooms: ['studio-b'], from: '2026-10-01' }, 'RFL_WINDOW_OUTSIDE_MONTH'],
@@ -45,7 +45,7 @@ test('bad input: 400 with a stable code; a client: 403; nothing changes', async 
   }
   const asClient = await api(s.url, 'POST', '/api/reflows', { month: '2026-09', offline_rooms: ['studio-b'] }, AGENT);
   assert.equal(asClient.status, 403);
-  assert.equal(bookingsChecksum(s.databasePath), sum);
+  assert.equal(await bookingsChecksum(s.databasePath), sum);
   const listed = await api(s.url, 'GET', '/api/tasks');
   assert.equal(listed.body.tasks.length, 1, 'only the first test created a task');
 });

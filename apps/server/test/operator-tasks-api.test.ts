@@ -1,10 +1,12 @@
 // /api/tasks as an operator uses it: list, filter, page, detail, cancel, and the errors for bad input.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { DEMO_AFFECTED } from '@reflow/seed';
 import { rpc, startTestServer } from './helper.ts';
 import { getJson, runDemoReflow, startReflow } from './operator-helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 test('a completed demo reflow: listed with counts, and its detail carries history, timings, moves and reasons', async (t) => {
   const server = await startTestServer();

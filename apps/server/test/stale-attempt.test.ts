@@ -3,11 +3,13 @@
 // tries to commit *while* the second runs; it must write nothing: the task completes once, by
 // attempt 2, and the bookings hold exactly the moves its result reports.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { checkInvariants, readBookings } from './crash-invariants.ts';
 import type { SqliteStore } from '@reflow/db';
 import { rpc, startTestServer, waitForTaskStatus } from './helper.ts';
+import { READS_THE_SQLITE_FILE, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(READS_THE_SQLITE_FILE);
 
 const TRIES = ['2026-09-07', '2026-09-14', '2026-09-21'];
 

@@ -203,3 +203,45 @@ test('listen for tasks without the Tasks extension declared is -32021 (HTTP 400)
   const malformed = await listen(server.mcpUrl, [42]);
   assert.equal(malformed.messages[0].error?.code, -32602);
 });
+
+test('a listen still reading its tasks when the server begins to stop opens, says where the task stands, and ends', async (t) => {
+  const server = await startTestServer({ WORKERS: '0' });
+  t.after(() => server.close());
+  const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SEPT });
+  const taskId = created.body.result.taskId as string;
+
+  // Forces the order: the listen's read of the task is held until the server has begun to stop.
+  const engine = server.services.engine;
+  const peek = engine.peek.bind(engine);
+  let entered!: () => void;
+  const reading = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  engine.peek = async (id) => {
+    entered();
+    await held;
+    return peek(id);
+  };
+  const opening = listen(server.mcpUrl, [taskId]);
+  await reading;
+  const closed = server.close();
+  // The server has run its stop hooks once it refuses new connections.
+  for (;;) {
+    const refused = await fetch(`${server.url}/healthz`).then(
+      () => false,
+      () => true,
+    );
+    if (refused) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  release();
+  const stream = await opening;
+  try {
+    await stream.until((m) => m.method === 'notifications/tasks' && m.params.taskId === taskId, 5_000);
+    const last = await stream.until((m) => m.id === 7 && m.result, 5_000);
+    assert.equal(last.result.resultType, 'complete');
+  } finally {
+    stream.close(); // a failed run still lets the server finish stopping
+  }
+  await closed;
+});

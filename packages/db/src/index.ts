@@ -1,6 +1,7 @@
 // @reflow/db: the only package that speaks SQL. Everything else talks to the asynchronous Store
 // (store.ts), implemented for SQLite (sqlite-store.ts) and PostgreSQL.
 export type * from './store.ts';
+export type { TokenTaken } from './queries/principal-queries.ts';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 export { type SynchronousMode } from './connection.ts';
 export {

@@ -285,6 +285,8 @@ export class SqliteStore implements Store {
       },
       principals: {
         activeTaskCount: (owner) => run(() => q().principals.activeTaskCount(owner, clock())),
+        takeToken: (principal, burst, perMinute) =>
+          run(() => q().principals.takeToken(principal, burst, perMinute, clock())),
       },
     };
   }

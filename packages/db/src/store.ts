@@ -5,6 +5,7 @@
 import type { AuditQueries, MoveAuditRow, UnresolvedAuditRow } from './queries/audit-queries.ts';
 import type { BookingQueries, BookingRow } from './queries/booking-queries.ts';
 import type { AnswerOutcome, TaskInputRow } from './queries/input-queries.ts';
+import type { TokenTaken } from './queries/principal-queries.ts';
 import type { SiteData, SiteRow, RoomRow } from './queries/site-queries.ts';
 import type { TaskListCursor, TaskListFilter } from './queries/task-list-queries.ts';
 import type { TaskPollRow } from './queries/task-poll-queries.ts';
@@ -128,6 +129,12 @@ export interface AuditStore {
 export interface PrincipalStore {
   /** Tasks of `owner` not yet terminal (and not expired). */
   activeTaskCount(owner: string): Promise<number>;
+  /**
+   * Takes one task-creation token from `principal`'s bucket (`burst` tokens, refilled at
+   * `perMinute` by the store's clock), shared by every node: ok, or how long until one is there.
+   * Inside the create transaction, so a refused or rolled-back create keeps its token.
+   */
+  takeToken(principal: string, burst: number, perMinute: number): Promise<TokenTaken>;
 }
 
 /** Every query group; inside a transaction the same groups run in it. */

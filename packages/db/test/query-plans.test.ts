@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
 import { openDatabase } from '../src/connection.ts';
 import { migrateDatabase } from '../src/migrate.ts';
 import { queriesFor } from '../src/queries/queries-for.ts';
 import { taskListQueries } from '../src/queries/task-list-queries.ts';
 import { bookings, rooms } from '../src/schema/index.ts';
+import { SQLITE_QUERY_PLANS, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
+
+const { test } = sqliteOnlyFile(SQLITE_QUERY_PLANS);
 
 /** A full scan of one of the growing tables (SQLite says "SCAN tasks", without "USING … INDEX"). */
 const FULL_SCAN = /\bSCAN (tasks|bookings|task_events|reflow_moves|expired_tasks)\b(?! USING)/;

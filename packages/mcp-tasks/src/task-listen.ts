@@ -54,11 +54,13 @@ export interface TaskListenOptions {
 /**
  * Serves subscriptions/listen requests that name tasks. `answer` returns a web Response for a
  * listen with `notifications.taskIds`, and undefined for anything else (the SDK's to answer).
- * `close` ends every open stream gracefully (the server is stopping).
+ * `close` ends every open stream gracefully (the server is stopping), and any still being set up.
  */
 export class TaskListenRouter {
   readonly #open = new Set<(graceful: boolean) => void>();
   readonly #o: Required<TaskListenOptions>;
+  /** Set by close(): a stream still being set up then (its reads under way) ends as soon as it opens. */
+  #closed = false;
 
   constructor(options: TaskListenOptions) {
     this.#o = { maxStreams: 1_000, keepAliveMs: KEEP_ALIVE_MS, ...options };
@@ -69,6 +71,7 @@ export class TaskListenRouter {
   }
 
   close(): void {
+    this.#closed = true;
     for (const teardown of [...this.#open]) teardown(true);
   }
 
@@ -212,7 +215,9 @@ export class TaskListenRouter {
           if (seen) notify(seen.task);
         }
         started = true;
-        if (anyGone && live.size === 0) return teardown(true);
+        // Stopping while this stream was read: it says where each task stands and ends, or the
+        // server would wait on a stream close() never saw (and its client would wait on the server).
+        if (this.#closed || (anyGone && live.size === 0)) return teardown(true);
         keepAlive = setInterval(() => write(': keepalive\n\n'), this.#o.keepAliveMs);
         keepAlive.unref();
         this.#open.add(teardown);

@@ -1,27 +1,23 @@
-// Reflows through the real engine, worker pool and SQLite file: bookings edited while a solve runs
+// Reflows through the real engine, worker pool and store (REFLOW_TEST_STORE): bookings edited while a solve runs
 // are re-checked at apply time and never overwritten, and overlapping reflows run one after the other.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { openSqliteStore, type SqliteStore } from '@reflow/db';
+import type { Store } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler, type ReflowInput, type ReflowResult } from '../src/index.ts';
+import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
 
 const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
-let dir: string;
-let store: SqliteStore;
-let connection: SqliteStore['connection'];
+let opened: ReflowTestStore;
+let store: Store;
 let pool: WorkerPool;
 let engine: TaskEngine;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'reflow-recheck-'));
-  store = openSqliteStore(join(dir, 'r.db'));
-  connection = store.connection;
-  await store.migrate();
+  opened = await openReflowTestStore();
+  store = opened.store;
   await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
   pool = new WorkerPool(2);
   engine = new TaskEngine({ store, pool, logger: silent });
@@ -31,8 +27,7 @@ before(async () => {
 after(async () => {
   await engine.stop(0);
   await pool.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await opened.close();
 });
 
 const input = (from: string, to: string, dryRun = false): ReflowInput => ({
@@ -42,16 +37,12 @@ const input = (from: string, to: string, dryRun = false): ReflowInput => ({
   to,
   dryRun,
 });
-const sql = (text: string, ...params: unknown[]) => connection.sqlite.prepare(text).run(...params);
+const sql = (text: string, ...params: unknown[]) => opened.sql.run(text, ...params);
 const resultOf = (row: { result: string | null } | undefined) =>
   (JSON.parse(row!.result!) as { structuredContent: ReflowResult }).structuredContent;
 const overlaps = () =>
-  connection.sqlite
-    .prepare(
-      `SELECT a.id, b.id FROM bookings a JOIN bookings b ON a.room_id = b.room_id AND a.id < b.id
-       AND a.start_at < b.end_at AND b.start_at < a.end_at WHERE a.status = 'confirmed' AND b.status = 'confirmed'`,
-    )
-    .all();
+  opened.sql.all(`SELECT a.id, b.id FROM bookings a JOIN bookings b ON a.room_id = b.room_id AND a.id < b.id
+       AND a.start_at < b.end_at AND b.start_at < a.end_at WHERE a.status = 'confirmed' AND b.status = 'confirmed'`);
 
 test('a booking inserted in a target slot, and one cancelled, while the solve runs: neither is overwritten', async () => {
   // The solver is deterministic: a dry run shows the moves the real run will plan.
@@ -62,55 +53,58 @@ test('a booking inserted in a target slot, and one cancelled, while the solve ru
   );
   assert.ok(dry.moves.length >= 2);
   const [blocked, cancelled] = dry.moves;
-  const target = connection.sqlite
-    .prepare('SELECT start_at, end_at FROM bookings WHERE id = ?')
-    .get(blocked.bookingId) as { start_at: number; end_at: number };
+  const target = (await opened.sql.get('SELECT start_at, end_at FROM bookings WHERE id = ?', blocked.bookingId)) as {
+    start_at: number;
+    end_at: number;
+  };
   const toStart = Date.parse(blocked.toStart);
   const intruder = 'bk-walk-in';
 
   const { task } = await engine.create({ owner: 'o', kind: REFLOW_KIND, input: input('2026-09-07', '2026-09-09') });
-  let edited = false;
+  let edited: Promise<unknown> | undefined;
   // The first progress message is written once the snapshot is read, before the worker solves.
   const done = await engine.waitFor(task.id, () => {
-    if (edited) return;
-    edited = true;
-    sql(
-      `INSERT INTO bookings (id, room_id, start_at, end_at, title, customer, attendees, required_features, flex_minutes, status, version)
+    edited ??= (async () => {
+      await sql(
+        `INSERT INTO bookings (id, room_id, start_at, end_at, title, customer, attendees, required_features, flex_minutes, status, version)
        VALUES (?, ?, ?, ?, 'Walk-in', 'cust-walk', 1, '[]', 0, 'confirmed', 1)`,
-      intruder,
-      blocked.toRoom,
-      toStart,
-      toStart + (target.end_at - target.start_at),
-    );
-    sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", cancelled.bookingId);
+        intruder,
+        blocked.toRoom,
+        toStart,
+        toStart + (target.end_at - target.start_at),
+      );
+      await sql("UPDATE bookings SET status = 'cancelled', version = version + 1 WHERE id = ?", cancelled.bookingId);
+    })();
   });
   assert.ok(edited);
+  await edited;
   assert.equal(done?.status, 'completed', JSON.stringify(done?.error));
   const real = resultOf(done);
   const byId = new Map(real.unresolvedBookings.map((u) => [u.bookingId, u]));
   assert.equal(byId.get(blocked.bookingId)?.code, 'rooms_busy');
   assert.match(byId.get(blocked.bookingId)!.reason, new RegExp(`taken by ${intruder}`));
   assert.equal(byId.get(cancelled.bookingId)?.code, 'changed');
-  const row = (id: string) =>
-    connection.sqlite.prepare('SELECT room_id, start_at, status FROM bookings WHERE id = ?').get(id) as Record<
+  const row = async (id: string) =>
+    (await opened.sql.get('SELECT room_id, start_at, status FROM bookings WHERE id = ?', id)) as Record<
       string,
       unknown
     >;
   assert.deepEqual(
-    row(intruder),
+    await row(intruder),
     { room_id: blocked.toRoom, start_at: toStart, status: 'confirmed' },
     'the new booking stands',
   );
-  assert.equal(row(cancelled.bookingId).status, 'cancelled', 'the cancellation stands; it was not moved');
-  assert.equal(row(cancelled.bookingId).room_id, 'studio-b');
+  assert.equal((await row(cancelled.bookingId)).status, 'cancelled', 'the cancellation stands; it was not moved');
+  assert.equal((await row(cancelled.bookingId)).room_id, 'studio-b');
   assert.equal(real.moved + real.unresolved, dry.moved + dry.unresolved, 'every affected booking is moved or reported');
   assert.ok(real.moved <= dry.moved - 2);
-  const audited = connection.sqlite.prepare('SELECT booking_id FROM reflow_moves WHERE task_id = ?').all(task.id) as {
-    booking_id: string;
-  }[];
+  const audited = await opened.sql.all<{ booking_id: string }>(
+    'SELECT booking_id FROM reflow_moves WHERE task_id = ?',
+    task.id,
+  );
   assert.ok(!audited.some((m) => m.booking_id === blocked.bookingId || m.booking_id === cancelled.bookingId));
   assert.equal(audited.length, real.moved);
-  assert.deepEqual(overlaps(), []);
+  assert.deepEqual(await overlaps(), []);
 });
 
 test('two overlapping reflows never apply at once: the second waits, then plans from the bookings the first wrote', async () => {
@@ -130,5 +124,5 @@ test('two overlapping reflows never apply at once: the second waits, then plans 
     `the second started (${b!.startedAt}) after the first finished (${a!.finishedAt})`,
   );
   assert.ok(!resultOf(b).unresolvedBookings.some((u) => u.code === 'changed'), 'it did not plan from a stale snapshot');
-  assert.deepEqual(overlaps(), []);
+  assert.deepEqual(await overlaps(), []);
 });

@@ -1,36 +1,31 @@
 // Hostile site files: wrong shapes, oversized strings, odd characters and prototype keys are
 // refused whole with an error naming where, and nothing is written.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { openSqliteStore, type SqliteStore } from '@reflow/db';
+import type { Store } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite, ReflowInputError } from '../src/index.ts';
+import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
 
 const demo = JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8'));
-let dir: string;
-let store: SqliteStore;
-let connection: SqliteStore['connection'];
+let opened: ReflowTestStore;
+let store: Store;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'reflow-import-hostile-'));
-  store = openSqliteStore(join(dir, 'r.db'));
-  connection = store.connection;
-  await store.migrate();
+  opened = await openReflowTestStore();
+  store = opened.store;
   await importSite(demo, store);
 });
 after(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await opened.close();
 });
 
-const snapshot = () =>
+const snapshot = async () =>
   JSON.stringify([
-    connection.sqlite.prepare('SELECT * FROM bookings ORDER BY id').all(),
-    connection.sqlite.prepare('SELECT * FROM rooms ORDER BY id').all(),
-    connection.sqlite.prepare('SELECT * FROM site').all(),
+    await opened.sql.all('SELECT * FROM bookings ORDER BY id'),
+    await opened.sql.all('SELECT * FROM rooms ORDER BY id'),
+    await opened.sql.all('SELECT * FROM site'),
   ]);
 
 test('hostile site files are refused with the place named, and change nothing', async () => {
@@ -87,14 +82,14 @@ test('hostile site files are refused with the place named, and change nothing', 
       /rooms\[0\] \(studio-a\)/,
     ],
   ];
-  const before = snapshot();
+  const before = await snapshot();
   for (const [name, build, message] of cases) {
     await assert.rejects(importSite(build(), store, { replace: true }), (e: unknown) => {
       assert.ok(e instanceof ReflowInputError, `${name}: ${String(e)}`);
       assert.match(e.message, message, name);
       return true;
     });
-    assert.equal(snapshot(), before, `${name}: nothing written`);
+    assert.equal(await snapshot(), before, `${name}: nothing written`);
   }
   assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype was polluted');
 });

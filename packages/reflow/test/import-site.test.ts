@@ -1,33 +1,28 @@
 // Importing a site: validated whole, written in one transaction; a bad file changes nothing and
 // the error names the record and the field.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { openSqliteStore, type SqliteStore } from '@reflow/db';
+import type { Store } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite, ReflowInputError } from '../src/index.ts';
+import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
 
 const demo = JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8'));
-let dir: string;
-let store: SqliteStore;
-let connection: SqliteStore['connection'];
+let opened: ReflowTestStore;
+let store: Store;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'reflow-import-'));
-  store = openSqliteStore(join(dir, 'r.db'));
-  connection = store.connection;
-  await store.migrate();
+  opened = await openReflowTestStore();
+  store = opened.store;
 });
 after(async () => {
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await opened.close();
 });
 
-const checksum = () =>
+const checksum = async () =>
   JSON.stringify(
-    connection.sqlite.prepare('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id').all(),
+    await opened.sql.all('SELECT id, room_id, start_at, end_at, status, version FROM bookings ORDER BY id'),
   );
 
 test('the demo month imports whole', async () => {
@@ -41,12 +36,12 @@ test('the demo month imports whole', async () => {
 });
 
 test('a second import without --replace is refused and changes nothing', async () => {
-  const before = checksum();
+  const before = await checksum();
   await assert.rejects(
     importSite(demo, store),
     (e: unknown) => e instanceof ReflowInputError && e.code === 'RFL_SITE_EXISTS',
   );
-  assert.equal(checksum(), before);
+  assert.equal(await checksum(), before);
 });
 
 test('bad files name the record and field, and change nothing', async () => {
@@ -87,7 +82,7 @@ test('bad files name the record and field, and change nothing', async () => {
       /overlaps confirmed booking/,
     ],
   ];
-  const before = checksum();
+  const before = await checksum();
   for (const [name, mutate, message] of cases) {
     const file = clone();
     mutate(file);
@@ -96,7 +91,7 @@ test('bad files name the record and field, and change nothing', async () => {
       assert.match(e.message, message, name);
       return true;
     });
-    assert.equal(checksum(), before, `${name}: nothing written`);
+    assert.equal(await checksum(), before, `${name}: nothing written`);
   }
 });
 

@@ -2,31 +2,24 @@
 // read under TZ=UTC and under zones whose clock change skips midnight give the same problem.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { openSqliteStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite } from '../src/index.ts';
+import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
 
 const PRINTER = fileURLToPath(new URL('./fixtures/print-snapshot.ts', import.meta.url));
-let dir: string;
-let path: string;
+let opened: ReflowTestStore;
 
 before(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'reflow-tz-'));
-  path = join(dir, 'site.db');
-  const store = openSqliteStore(path);
-  await store.migrate();
-  await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
-  await store.close();
+  opened = await openReflowTestStore();
+  await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), opened.store);
 });
-after(() => rmSync(dir, { recursive: true, force: true }));
+after(() => opened.close());
 
 function snapshotsUnder(tz: string, windows: { from: string; to: string }[]): unknown {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', PRINTER, path, JSON.stringify(windows)], {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', PRINTER, opened.location, JSON.stringify(windows)], {
     env: { ...process.env, TZ: tz },
     encoding: 'utf8',
     timeout: 60_000,

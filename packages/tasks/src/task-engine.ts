@@ -57,6 +57,8 @@ export class TaskEngine {
   #heartbeat?: NodeJS.Timeout;
   #unsubscribe?: () => void;
   #stopping = false;
+  /** Set by start(): an engine that was never started claims nothing (it has no node row and no heartbeat). */
+  #started = false;
   /** The claim loop under way, if any; a kick meanwhile (counted) asks it to go round once more. */
   #kicking: Promise<void> | undefined;
   #kicks = 0;
@@ -94,6 +96,7 @@ export class TaskEngine {
       pid: process.pid,
       workers: this.#o.concurrency,
     });
+    this.#started = true;
     if (this.store.dialect === 'sqlite') {
       const dead = deadClaimants(await this.store.tasks.claimants(), this.instanceId);
       const reclaimed = await this.store.tasks.releaseClaimsOf(
@@ -337,7 +340,7 @@ export class TaskEngine {
   }
 
   async #claimWhileRoom(): Promise<void> {
-    while (!this.#stopping && this.#running.size < this.#o.concurrency) {
+    while (this.#started && !this.#stopping && this.#running.size < this.#o.concurrency) {
       // Never its own running tasks: their leases may have lapsed while their attempts live on.
       const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()]);
       if (!row) return;

@@ -1,17 +1,21 @@
-// Engines on real SQLite files for the tests of this package; each test closes what it opened.
+// Engines on this run's store (REFLOW_TEST_STORE) for the tests of this package: real SQLite
+// files, or real PostgreSQL databases (one per `freshPath()`; a second engine on the same path is
+// a second store on the same database, like a second node). Each test closes what it opened.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openSqliteStore, type SqliteStore } from '@reflow/db';
+import { openPostgresStore, openSqliteStore, SqliteStore, type Store } from '@reflow/db';
+import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
+import { onPostgres } from '../../../scripts/test-store.mjs';
 import { TaskEngine, WorkerPool, type Logger, type TaskEngineOptions, type TaskHandler } from '../src/index.ts';
 
 export const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 
 export interface OpenEngine {
   engine: TaskEngine;
-  store: SqliteStore;
-  /** The store's SQLite connection, for the raw SQL a test uses to set up a situation. */
+  store: Store;
+  /** The store's SQLite connection, for the raw SQL a test uses to set up a situation (SQLite-only tests). */
   connection: SqliteStore['connection'];
   pool: WorkerPool;
 }
@@ -19,21 +23,42 @@ export interface OpenEngine {
 export function engineFactory() {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-engine-'));
   const opened: OpenEngine[] = [];
+  /** PostgreSQL: the database standing for each path, created on first open. */
+  const databases = new Map<string, Promise<{ url: string; drop(): Promise<void> }>>();
   let n = 0;
+  async function openStoreAt(path: string, clock: (() => number) | undefined): Promise<Store> {
+    if (!onPostgres()) return openSqliteStore(path, clock ? { clock } : {});
+    // The database's clock judges leases and TTLs there; a test that moves the clock is SQLite-only.
+    if (clock) throw new Error('A test that moves the store clock (now) runs on SQLite only: mark it sqliteOnly');
+    if (!databases.has(path)) databases.set(path, createTestDatabase());
+    return openPostgresStore((await databases.get(path)!).url);
+  }
   return {
     freshPath: () => join(dir, `e${++n}.db`),
-    /** `now`, when given, is the store's clock (every lease and TTL is judged by it) and the engine's. */
+    /** A reader on the data at `path` (another connection, like another process); the caller closes it. */
+    openReader: async (path: string): Promise<Store> =>
+      onPostgres() ? openStoreAt(path, undefined) : openSqliteStore(path, { readonly: true }),
+    /** `now`, when given, is the store's clock (every lease and TTL is judged by it) and the engine's (SQLite only). */
     async open(
       path: string,
       handlers: TaskHandler<any>[],
       options: Partial<Omit<TaskEngineOptions, 'store'>> & { poolSize?: number; maxOldGenerationSizeMb?: number } = {},
     ): Promise<OpenEngine> {
-      const store = openSqliteStore(path, options.now ? { clock: options.now } : {});
+      const store = await openStoreAt(path, options.now);
       await store.migrate();
       const pool = new WorkerPool(options.poolSize ?? 1, { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb });
       const engine = new TaskEngine({ store, pool, logger: silent, sweepIntervalMs: 60_000, ...options });
       for (const h of handlers) engine.register(h);
-      const o = { engine, store, connection: store.connection, pool };
+      const o = {
+        engine,
+        store,
+        get connection(): SqliteStore['connection'] {
+          if (!(store instanceof SqliteStore))
+            throw new Error('This test reads raw SQLite: mark it sqliteOnly, or read through the store');
+          return store.connection;
+        },
+        pool,
+      };
       opened.push(o);
       return o;
     },
@@ -52,7 +77,12 @@ export function engineFactory() {
         await o.store.close();
       }
     },
-    removeDir: () => rmSync(dir, { recursive: true, force: true }),
+    /** Removes the SQLite files and drops the PostgreSQL databases (after closeAll). */
+    removeDir: async () => {
+      rmSync(dir, { recursive: true, force: true });
+      for (const database of databases.values()) await (await database).drop();
+      databases.clear();
+    },
   };
 }
 

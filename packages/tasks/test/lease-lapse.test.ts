@@ -6,6 +6,7 @@ import { after, afterEach, test } from 'node:test';
 import { StaleAttemptError } from '@reflow/db';
 import type { RunContext, TaskHandler } from '../src/index.ts';
 import { engineFactory, settled, until } from './engine-helper.ts';
+import { MOVES_THE_CLOCK, sqliteOnly } from '../../../scripts/test-store.mjs';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -48,189 +49,224 @@ function watched() {
 
 const LONG_LEASE_MS = 600_000; // its heartbeat (a third of it) never fires during a test
 
-test('a lapsed lease of its own running attempt: the engine does not claim the task again; cancel stops the one attempt', async () => {
-  let offset = 0;
-  const w = watched();
-  const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-    now: () => Date.now() + offset,
-    leaseMs: LONG_LEASE_MS,
-    concurrency: 2,
-  });
-  await engine.start();
-  const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
-  await until(() => w.attempts.length === 1, 'attempt 1');
-  // The clock jumps past the lease before the heartbeat can renew it; the engine looks for work.
-  offset = LONG_LEASE_MS + 1;
-  await engine.kick();
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(w.attempts.length, 1, 'no second attempt');
-  assert.equal(engine.runningCount, 1);
-  assert.equal((await engine.get(task.id))!.attempt, 1);
-  assert.equal(await engine.cancel(task.id, 'o'), true);
-  assert.equal(w.attempts[0].ctx.signal.aborted, true, 'cancel reached the running attempt');
-  await until(() => engine.runningCount === 0 && w.active === 0, 'the attempt to stop');
-  assert.equal((await engine.get(task.id))!.status, 'cancelled');
-  assert.equal(w.mostAtOnce, 1);
-});
+test(
+  'a lapsed lease of its own running attempt: the engine does not claim the task again; cancel stops the one attempt',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let offset = 0;
+    const w = watched();
+    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
+      now: () => Date.now() + offset,
+      leaseMs: LONG_LEASE_MS,
+      concurrency: 2,
+    });
+    await engine.start();
+    const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
+    await until(() => w.attempts.length === 1, 'attempt 1');
+    // The clock jumps past the lease before the heartbeat can renew it; the engine looks for work.
+    offset = LONG_LEASE_MS + 1;
+    await engine.kick();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(w.attempts.length, 1, 'no second attempt');
+    assert.equal(engine.runningCount, 1);
+    assert.equal((await engine.get(task.id))!.attempt, 1);
+    assert.equal(await engine.cancel(task.id, 'o'), true);
+    assert.equal(w.attempts[0].ctx.signal.aborted, true, 'cancel reached the running attempt');
+    await until(() => engine.runningCount === 0 && w.active === 0, 'the attempt to stop');
+    assert.equal((await engine.get(task.id))!.status, 'cancelled');
+    assert.equal(w.mostAtOnce, 1);
+  },
+);
 
-test('a lapsed lease renewed by the heartbeat before the engine looks for work: still one attempt, and it completes', async () => {
-  let offset = 0;
-  const w = watched();
-  const leaseMs = 300;
-  const { engine } = await engines.open(engines.freshPath(), [w.handler], { now: () => Date.now() + offset, leaseMs });
-  await engine.start();
-  const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
-  await until(() => w.attempts.length === 1, 'attempt 1');
-  offset = 10 * leaseMs;
-  await until(
-    async () => (await engine.get(task.id))!.leaseExpiresAt! > Date.now() + offset,
-    'the heartbeat to renew the lease',
-  );
-  await engine.kick();
-  assert.equal(w.attempts.length, 1);
-  w.attempts[0].open();
-  const done = await settled(engine, task.id);
-  assert.deepEqual([done?.status, done?.attempt, w.mostAtOnce], ['completed', 1, 1]);
-});
+test(
+  'a lapsed lease renewed by the heartbeat before the engine looks for work: still one attempt, and it completes',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let offset = 0;
+    const w = watched();
+    const leaseMs = 300;
+    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
+      now: () => Date.now() + offset,
+      leaseMs,
+    });
+    await engine.start();
+    const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
+    await until(() => w.attempts.length === 1, 'attempt 1');
+    offset = 10 * leaseMs;
+    await until(
+      async () => (await engine.get(task.id))!.leaseExpiresAt! > Date.now() + offset,
+      'the heartbeat to renew the lease',
+    );
+    await engine.kick();
+    assert.equal(w.attempts.length, 1);
+    w.attempts[0].open();
+    const done = await settled(engine, task.id);
+    assert.deepEqual([done?.status, done?.attempt, w.mostAtOnce], ['completed', 1, 1]);
+  },
+);
 
-test('concurrency holds when leases lapse: the engine runs other tasks in the free slots only', async () => {
-  let offset = 0;
-  const w = watched();
-  const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-    now: () => Date.now() + offset,
-    leaseMs: LONG_LEASE_MS,
-    concurrency: 2,
-  });
-  await engine.start();
-  const ids: string[] = [];
-  for (const n of [1, 2, 3]) ids.push((await engine.create({ owner: 'o', kind: 'watched', input: { n } })).task.id);
-  await until(() => w.attempts.length === 2, 'two attempts');
-  offset = LONG_LEASE_MS + 1;
-  await engine.kick();
-  await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual([w.attempts.length, engine.runningCount, w.mostAtOnce], [2, 2, 2]);
-  w.attempts[0].open();
-  await until(() => w.attempts.length === 3, 'the third task in the freed slot');
-  assert.equal((await engine.get(ids[2]))!.attempt, 1);
-  for (const a of w.attempts.slice(1)) a.open();
-  for (const id of ids) assert.equal((await settled(engine, id))?.status, 'completed');
-  assert.equal(w.mostAtOnce, 2);
-});
+test(
+  'concurrency holds when leases lapse: the engine runs other tasks in the free slots only',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let offset = 0;
+    const w = watched();
+    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
+      now: () => Date.now() + offset,
+      leaseMs: LONG_LEASE_MS,
+      concurrency: 2,
+    });
+    await engine.start();
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) ids.push((await engine.create({ owner: 'o', kind: 'watched', input: { n } })).task.id);
+    await until(() => w.attempts.length === 2, 'two attempts');
+    offset = LONG_LEASE_MS + 1;
+    await engine.kick();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual([w.attempts.length, engine.runningCount, w.mostAtOnce], [2, 2, 2]);
+    w.attempts[0].open();
+    await until(() => w.attempts.length === 3, 'the third task in the freed slot');
+    assert.equal((await engine.get(ids[2]))!.attempt, 1);
+    for (const a of w.attempts.slice(1)) a.open();
+    for (const id of ids) assert.equal((await settled(engine, id))?.status, 'completed');
+    assert.equal(w.mostAtOnce, 2);
+  },
+);
 
-test('shutting down with a lapsed lease waits for the one attempt and releases it for the next start', async () => {
-  let offset = 0;
-  const w = watched();
-  const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-    now: () => Date.now() + offset,
-    leaseMs: LONG_LEASE_MS,
-    concurrency: 2,
-  });
-  await engine.start();
-  const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
-  await until(() => w.attempts.length === 1, 'attempt 1');
-  offset = LONG_LEASE_MS + 1;
-  await engine.kick();
-  await new Promise((r) => setTimeout(r, 50));
-  await engine.stop(0);
-  assert.equal(w.active, 0, 'no attempt outlives stop');
-  const row = (await engine.store.tasks.get(task.id))!;
-  assert.deepEqual([row.status, row.claimedBy, row.attempt], ['working', null, 0], 'released, attempt refunded');
-});
+test(
+  'shutting down with a lapsed lease waits for the one attempt and releases it for the next start',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let offset = 0;
+    const w = watched();
+    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
+      now: () => Date.now() + offset,
+      leaseMs: LONG_LEASE_MS,
+      concurrency: 2,
+    });
+    await engine.start();
+    const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
+    await until(() => w.attempts.length === 1, 'attempt 1');
+    offset = LONG_LEASE_MS + 1;
+    await engine.kick();
+    await new Promise((r) => setTimeout(r, 50));
+    await engine.stop(0);
+    assert.equal(w.active, 0, 'no attempt outlives stop');
+    const row = (await engine.store.tasks.get(task.id))!;
+    assert.deepEqual([row.status, row.claimedBy, row.attempt], ['working', null, 0], 'released, attempt refunded');
+  },
+);
 
 for (const order of ['writes while the new attempt runs', 'writes after the new attempt finished'] as const)
-  test(`another engine takes over a lapsed lease; the stalled attempt ${order}: refused, and stopped locally`, async () => {
-    const path = engines.freshPath();
-    const offsetA = 0;
-    const a = watched();
-    const { engine: engineA } = await engines.open(path, [a.handler], {
-      now: () => Date.now() + offsetA,
+  test(
+    `another engine takes over a lapsed lease; the stalled attempt ${order}: refused, and stopped locally`,
+    sqliteOnly(MOVES_THE_CLOCK),
+    async () => {
+      const path = engines.freshPath();
+      const offsetA = 0;
+      const a = watched();
+      const { engine: engineA } = await engines.open(path, [a.handler], {
+        now: () => Date.now() + offsetA,
+        leaseMs: LONG_LEASE_MS,
+      });
+      await engineA.start();
+      const { task } = await engineA.create({ owner: 'o', kind: 'watched', input: {} });
+      await until(() => a.attempts.length === 1, 'attempt 1 on engine A');
+      // Engine B (another process, its clock past A's lease) claims the task: attempt 2. B is not
+      // started, so it does not reclaim A's tasks as a dead predecessor's; it only claims.
+      const b = watched();
+      const { engine: engineB } = await engines.open(path, [b.handler], {
+        now: () => Date.now() + LONG_LEASE_MS + 1,
+        leaseMs: LONG_LEASE_MS,
+      });
+      await engineB.kick();
+      await until(() => b.attempts.length === 1, 'attempt 2 on engine B');
+      assert.equal((await engineB.get(task.id))!.attempt, 2);
+      const stale = a.attempts[0];
+      const fence = { taskId: task.id, attempt: 1, claimedBy: engineA.instanceId };
+      if (order === 'writes after the new attempt finished') {
+        b.attempts[0].open();
+        assert.equal((await settled(engineB, task.id))?.status, 'completed');
+      }
+      // The stalled attempt wakes and writes: every write is refused by the fence.
+      assert.equal(await engineA.store.tasks.progress(fence, 'stale progress'), false);
+      await assert.rejects(
+        engineA.store.transaction((tx) =>
+          tx.tasks.finish(fence, { status: 'completed', result: '{}', message: 'stale' }),
+        ),
+        StaleAttemptError,
+      );
+      // Through its own context too, and then engine A stops it (its lease is gone).
+      stale.ctx.progress('stale progress through the context');
+      await until(() => stale.ctx.signal.aborted, 'engine A to stop the stalled attempt');
+      await until(() => engineA.runningCount === 0, 'engine A to let go of it');
+      if (order === 'writes while the new attempt runs') {
+        assert.equal((await engineB.get(task.id))!.status, 'working', 'attempt 2 still running, untouched');
+        b.attempts[0].open();
+      }
+      const done = await settled(engineB, task.id);
+      assert.deepEqual([done?.status, JSON.parse(done!.result!)], ['completed', { attempt: 2 }]);
+      const events = await engineB.store.tasks.events(task.id);
+      assert.ok(!events.some((e) => e.message.startsWith('stale')), 'no stale write recorded');
+      assert.equal(a.active, 0);
+    },
+  );
+
+test(
+  'a running attempt whose lease lapsed still holds its scope: an overlapping task waits',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let offset = 0;
+    const w = watched();
+    const scoped = {
+      ...w.handler,
+      scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
+    };
+    const { engine } = await engines.open(engines.freshPath(), [scoped], {
+      now: () => Date.now() + offset,
       leaseMs: LONG_LEASE_MS,
+      concurrency: 2,
     });
-    await engineA.start();
-    const { task } = await engineA.create({ owner: 'o', kind: 'watched', input: {} });
-    await until(() => a.attempts.length === 1, 'attempt 1 on engine A');
-    // Engine B (another process, its clock past A's lease) claims the task: attempt 2. B is not
-    // started, so it does not reclaim A's tasks as a dead predecessor's; it only claims.
-    const b = watched();
-    const { engine: engineB } = await engines.open(path, [b.handler], {
-      now: () => Date.now() + LONG_LEASE_MS + 1,
-      leaseMs: LONG_LEASE_MS,
-    });
-    await engineB.kick();
-    await until(() => b.attempts.length === 1, 'attempt 2 on engine B');
-    assert.equal((await engineB.get(task.id))!.attempt, 2);
-    const stale = a.attempts[0];
-    const fence = { taskId: task.id, attempt: 1, claimedBy: engineA.instanceId };
-    if (order === 'writes after the new attempt finished') {
-      b.attempts[0].open();
-      assert.equal((await settled(engineB, task.id))?.status, 'completed');
-    }
-    // The stalled attempt wakes and writes: every write is refused by the fence.
-    assert.equal(await engineA.store.tasks.progress(fence, 'stale progress'), false);
-    await assert.rejects(
-      engineA.store.transaction((tx) =>
-        tx.tasks.finish(fence, { status: 'completed', result: '{}', message: 'stale' }),
-      ),
-      StaleAttemptError,
+    await engine.start();
+    const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
+    await until(() => w.attempts.length === 1, 'the first task');
+    const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
+    offset = LONG_LEASE_MS + 1;
+    await engine.kick();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(
+      [w.attempts.length, (await engine.get(second))!.claimedBy],
+      [1, null],
+      'the overlapping task waits',
     );
-    // Through its own context too, and then engine A stops it (its lease is gone).
-    stale.ctx.progress('stale progress through the context');
-    await until(() => stale.ctx.signal.aborted, 'engine A to stop the stalled attempt');
-    await until(() => engineA.runningCount === 0, 'engine A to let go of it');
-    if (order === 'writes while the new attempt runs') {
-      assert.equal((await engineB.get(task.id))!.status, 'working', 'attempt 2 still running, untouched');
-      b.attempts[0].open();
-    }
-    const done = await settled(engineB, task.id);
-    assert.deepEqual([done?.status, JSON.parse(done!.result!)], ['completed', { attempt: 2 }]);
-    const events = await engineB.store.tasks.events(task.id);
-    assert.ok(!events.some((e) => e.message.startsWith('stale')), 'no stale write recorded');
-    assert.equal(a.active, 0);
-  });
+    w.attempts[0].open();
+    assert.equal((await settled(engine, first))?.status, 'completed');
+    await until(() => w.attempts.length === 2, 'the second task after the first');
+    w.attempts[1].open();
+    assert.equal((await settled(engine, second))?.status, 'completed');
+    assert.equal(w.mostAtOnce, 1);
+  },
+);
 
-test('a running attempt whose lease lapsed still holds its scope: an overlapping task waits', async () => {
-  let offset = 0;
-  const w = watched();
-  const scoped = {
-    ...w.handler,
-    scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
-  };
-  const { engine } = await engines.open(engines.freshPath(), [scoped], {
-    now: () => Date.now() + offset,
-    leaseMs: LONG_LEASE_MS,
-    concurrency: 2,
-  });
-  await engine.start();
-  const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
-  await until(() => w.attempts.length === 1, 'the first task');
-  const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
-  offset = LONG_LEASE_MS + 1;
-  await engine.kick();
-  await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual([w.attempts.length, (await engine.get(second))!.claimedBy], [1, null], 'the overlapping task waits');
-  w.attempts[0].open();
-  assert.equal((await settled(engine, first))?.status, 'completed');
-  await until(() => w.attempts.length === 2, 'the second task after the first');
-  w.attempts[1].open();
-  assert.equal((await settled(engine, second))?.status, 'completed');
-  assert.equal(w.mostAtOnce, 1);
-});
-
-test('the sweeper does not give up on a task whose last attempt is running here with a lapsed lease', async () => {
-  let offset = 0;
-  const w = watched();
-  const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-    now: () => Date.now() + offset,
-    leaseMs: LONG_LEASE_MS,
-    maxAttempts: 1,
-    sweepIntervalMs: 20,
-  });
-  await engine.start();
-  const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
-  await until(() => w.attempts.length === 1, 'the only attempt');
-  offset = LONG_LEASE_MS + 1;
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal((await engine.get(task.id))!.status, 'working', 'not failed under its running attempt');
-  w.attempts[0].open();
-  assert.equal((await settled(engine, task.id))?.status, 'completed');
-});
+test(
+  'the sweeper does not give up on a task whose last attempt is running here with a lapsed lease',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let offset = 0;
+    const w = watched();
+    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
+      now: () => Date.now() + offset,
+      leaseMs: LONG_LEASE_MS,
+      maxAttempts: 1,
+      sweepIntervalMs: 20,
+    });
+    await engine.start();
+    const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
+    await until(() => w.attempts.length === 1, 'the only attempt');
+    offset = LONG_LEASE_MS + 1;
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await engine.get(task.id))!.status, 'working', 'not failed under its running attempt');
+    w.attempts[0].open();
+    assert.equal((await settled(engine, task.id))?.status, 'completed');
+  },
+);

@@ -5,6 +5,7 @@ import { after, afterEach, test } from 'node:test';
 import fc from 'fast-check';
 import { MAX_POLL_INTERVAL_MS, pollIntervalFor, type TaskHandler } from '../src/index.ts';
 import { engineFactory, gated, until } from './engine-helper.ts';
+import { MOVES_THE_CLOCK, sqliteOnly } from '../../../scripts/test-store.mjs';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -49,55 +50,59 @@ test('the interval stays within [base, ceiling] and never shrinks as the queue a
   );
 });
 
-test('each read hands out the interval for now: it grows with the place in the queue and shrinks as the task nears its turn', async () => {
-  let now = 1_000_000;
-  const slow = gated('slow');
-  const { engine } = await engines.open(engines.freshPath(), [slow.handler], {
-    basePollIntervalMs: 100,
-    now: () => now,
-  });
-  await engine.start();
-  // One attempt finishes in 4 s (by the engine's clock): its estimate for the kind.
-  const first = (await engine.create({ owner: 'o', kind: 'slow', input: { n: 0 } })).task;
-  await until(() => slow.waiting() === 1, 'the first attempt');
-  now += 4000;
-  slow.openNext();
-  await until(async () => (await engine.get(first.id))?.status === 'completed', 'the first task');
+test(
+  'each read hands out the interval for now: it grows with the place in the queue and shrinks as the task nears its turn',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let now = 1_000_000;
+    const slow = gated('slow');
+    const { engine } = await engines.open(engines.freshPath(), [slow.handler], {
+      basePollIntervalMs: 100,
+      now: () => now,
+    });
+    await engine.start();
+    // One attempt finishes in 4 s (by the engine's clock): its estimate for the kind.
+    const first = (await engine.create({ owner: 'o', kind: 'slow', input: { n: 0 } })).task;
+    await until(() => slow.waiting() === 1, 'the first attempt');
+    now += 4000;
+    slow.openNext();
+    await until(async () => (await engine.get(first.id))?.status === 'completed', 'the first task');
 
-  const running = (await engine.create({ owner: 'o', kind: 'slow', input: { n: 1 } })).task;
-  await until(() => slow.waiting() === 1, 'the second attempt');
-  const queued = [];
-  for (let i = 0; i < 6; i++) {
-    now += 1; // one after the other: the queue is worked oldest first
-    queued.push((await engine.create({ owner: 'o', kind: 'slow', input: { n: 2 + i } })).task);
-  }
-  const last = queued.at(-1)!;
-  const drain = () =>
-    until(async () => {
-      slow.openNext();
-      return (await engine.get(last.id))?.status === 'completed';
-    }, 'the queue to drain');
-  const intervalOf = async (id: string) => engine.pollIntervalFor((await engine.get(id))!);
-  try {
-    // Five ahead of it on one worker, then its own: 6 × 4 s expected, asked every 6 s.
-    assert.equal(await intervalOf(last.id), 6000);
-    assert.equal(last.pollIntervalMs, 6000, 'created with the interval for the back of the queue');
-    assert.equal(await intervalOf(queued[0].id), 1000);
-    // Running: a quarter of what is left of a typical 4 s attempt.
-    const startedAt = (await engine.get(running.id))!.startedAt!;
-    const left = () => 4000 - (now - startedAt);
-    assert.equal(await intervalOf(running.id), Math.round(left() / 4));
-    now += 3000;
-    assert.equal(await intervalOf(running.id), Math.max(100, Math.round(left() / 4)));
-  } finally {
-    await drain();
-  }
-  assert.equal(
-    await intervalOf(last.id),
-    (await engine.get(last.id))!.pollIntervalMs,
-    'a finished task keeps its interval',
-  );
-});
+    const running = (await engine.create({ owner: 'o', kind: 'slow', input: { n: 1 } })).task;
+    await until(() => slow.waiting() === 1, 'the second attempt');
+    const queued = [];
+    for (let i = 0; i < 6; i++) {
+      now += 1; // one after the other: the queue is worked oldest first
+      queued.push((await engine.create({ owner: 'o', kind: 'slow', input: { n: 2 + i } })).task);
+    }
+    const last = queued.at(-1)!;
+    const drain = () =>
+      until(async () => {
+        slow.openNext();
+        return (await engine.get(last.id))?.status === 'completed';
+      }, 'the queue to drain');
+    const intervalOf = async (id: string) => engine.pollIntervalFor((await engine.get(id))!);
+    try {
+      // Five ahead of it on one worker, then its own: 6 × 4 s expected, asked every 6 s.
+      assert.equal(await intervalOf(last.id), 6000);
+      assert.equal(last.pollIntervalMs, 6000, 'created with the interval for the back of the queue');
+      assert.equal(await intervalOf(queued[0].id), 1000);
+      // Running: a quarter of what is left of a typical 4 s attempt.
+      const startedAt = (await engine.get(running.id))!.startedAt!;
+      const left = () => 4000 - (now - startedAt);
+      assert.equal(await intervalOf(running.id), Math.round(left() / 4));
+      now += 3000;
+      assert.equal(await intervalOf(running.id), Math.max(100, Math.round(left() / 4)));
+    } finally {
+      await drain();
+    }
+    assert.equal(
+      await intervalOf(last.id),
+      (await engine.get(last.id))!.pollIntervalMs,
+      'a finished task keeps its interval',
+    );
+  },
+);
 
 test('the stored interval of a task is the one it was created with; reads do not write', async () => {
   const echo: TaskHandler<{ v: number }> = {

@@ -1,16 +1,24 @@
-// The durable engine against a real SQLite file: durable create, dedupe, terminal states that stay
+// The durable engine against a real store (REFLOW_TEST_STORE): durable create, dedupe, terminal states that stay
 // terminal, retries, fenced writes from a superseded attempt, restart reclaim and TTL.
 import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
-import { openSqliteStore } from '@reflow/db';
 import { PermanentTaskError, type TaskHandler } from '../src/index.ts';
 import { engineFactory, gated, until, settled } from './engine-helper.ts';
+import { MOVES_THE_CLOCK, SAME_HOST_PIDS, sqliteOnly } from '../../../scripts/test-store.mjs';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
 after(() => engines.removeDir());
 const engineOn: typeof engines.open = (...args) => engines.open(...args);
 const freshPath = engines.freshPath;
+/** A write a commit makes inside its transaction (an audit row), to see whether it rolled back. */
+const sideEffect = (taskId: string) => ({
+  taskId,
+  bookingId: 'bk-side-effect',
+  code: 'test',
+  reason: 'side effect',
+  recordedAt: Date.now(),
+});
 
 const echo: TaskHandler<{ value: number }> = {
   kind: 'echo',
@@ -23,14 +31,11 @@ const echo: TaskHandler<{ value: number }> = {
 test('create is durable, dedupes identical work per owner, and completes', async () => {
   const path = freshPath();
   const { engine } = await engineOn(path, [echo]);
-  await engine.start();
+  // Started after the dedupe checks: a finished task is no longer "identical work" to dedupe.
   const a = await engine.create({ owner: 'alice', kind: 'echo', input: { value: 21 } });
-  const reader = openSqliteStore(path, { readonly: true });
+  const reader = await engines.openReader(path);
   try {
-    assert.ok(
-      reader.connection.sqlite.prepare('SELECT 1 FROM tasks WHERE id = ?').get(a.task.id),
-      'row visible to another connection',
-    );
+    assert.ok(await reader.tasks.get(a.task.id), 'row visible to another connection');
   } finally {
     await reader.close();
   }
@@ -38,6 +43,12 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(again.created, false);
   assert.equal(again.task.id, a.task.id);
   assert.equal((await engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } })).created, true);
+  // An engine not yet started claims nothing: it has no node row and no heartbeat to keep a claim.
+  await engine.kick();
+  const waiting = await engine.get(a.task.id);
+  assert.equal(waiting?.attempt, 0);
+  assert.equal(waiting?.claimedBy, null);
+  await engine.start();
   const done = await settled(engine, a.task.id);
   assert.equal(done?.status, 'completed');
   assert.deepEqual(JSON.parse(done.result!), { doubled: 42 });
@@ -88,16 +99,15 @@ test('a cancelled task discards its attempt: writes it would commit roll back', 
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const path = freshPath();
-  const { engine, connection } = await engineOn(path, []);
-  connection.sqlite.exec('CREATE TABLE side_effects (id TEXT)');
+  const { engine } = await engineOn(path, []);
   engine.register({
     kind: 'slow',
     async run(_input, ctx) {
       await gate;
       return {
         status: 'completed',
-        commit: async () => {
-          connection.sqlite.prepare('INSERT INTO side_effects VALUES (?)').run(ctx.taskId);
+        commit: async (tx) => {
+          await tx.audit.recordUnresolved(sideEffect(ctx.taskId));
           return { result: {}, message: 'applied' };
         },
       };
@@ -110,65 +120,71 @@ test('a cancelled task discards its attempt: writes it would commit roll back', 
   release();
   await until(() => engine.runningCount === 0, 'the cancelled attempt to end');
   assert.equal((await engine.get(task.id))?.status, 'cancelled');
-  assert.equal((connection.sqlite.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number }).n, 0);
+  assert.deepEqual(await engine.store.audit.unresolvedOf(task.id), [], 'its write rolled back');
 });
 
-test('after a restart the new process reclaims the task; the old attempt, still running, can no longer write', async () => {
-  let releaseOld!: () => void;
-  const oldGate = new Promise<void>((r) => (releaseOld = r));
-  const path = freshPath();
-  const old = await engineOn(path, []);
-  old.connection.sqlite.exec('CREATE TABLE side_effects (by TEXT)');
-  old.engine.register({
-    kind: 'job',
-    // Like a solve that never looks at its signal: it only ends when the test lets it.
-    async run() {
-      await oldGate;
-      return {
-        status: 'completed',
-        commit: async () => {
-          old.connection.sqlite.prepare("INSERT INTO side_effects VALUES ('old')").run();
-          return { result: { by: 'old' }, message: 'old' };
-        },
-      };
-    },
-  });
-  await old.engine.start();
-  const { task } = await old.engine.create({ owner: 'o', kind: 'job', input: {} });
-  await until(() => old.engine.runningCount === 1, 'the first attempt to start');
-  // A second process starts on the same file, as after a crash of the first; its attempt waits on a gate.
-  const next = gated('job');
-  const fresh = await engineOn(path, [next.handler]);
-  await fresh.engine.start();
-  await until(() => next.waiting() === 1, 'the second attempt to start');
-  // The old attempt now tries to commit while attempt 2 holds the task (status still working).
-  releaseOld();
-  await until(() => old.engine.runningCount === 0, 'the old attempt to end');
-  const during = (await fresh.engine.get(task.id))!;
-  assert.deepEqual(
-    [during.status, during.attempt, during.claimedBy, during.result],
-    ['working', 2, fresh.engine.instanceId, null],
-    'the stale attempt changed nothing',
-  );
-  const sideEffects = old.connection.sqlite.prepare('SELECT count(*) AS n FROM side_effects').get() as { n: number };
-  assert.equal(sideEffects.n, 0, 'its commit rolled back');
-  assert.ok(!(await fresh.engine.store.tasks.events(task.id)).some((e) => e.attempt === 1 && e.kind === 'completed'));
-  next.openNext();
-  const done = await settled(fresh.engine, task.id);
-  assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
-  assert.deepEqual(JSON.parse(done!.result!), { input: {} }, "the result is the live attempt's");
-});
+test(
+  'after a restart the new process reclaims the task; the old attempt, still running, can no longer write',
+  sqliteOnly(SAME_HOST_PIDS),
+  async () => {
+    let releaseOld!: () => void;
+    const oldGate = new Promise<void>((r) => (releaseOld = r));
+    const path = freshPath();
+    const old = await engineOn(path, []);
+    old.engine.register({
+      kind: 'job',
+      // Like a solve that never looks at its signal: it only ends when the test lets it.
+      async run(_input, ctx) {
+        await oldGate;
+        return {
+          status: 'completed',
+          commit: async (tx) => {
+            await tx.audit.recordUnresolved(sideEffect(ctx.taskId));
+            return { result: { by: 'old' }, message: 'old' };
+          },
+        };
+      },
+    });
+    await old.engine.start();
+    const { task } = await old.engine.create({ owner: 'o', kind: 'job', input: {} });
+    await until(() => old.engine.runningCount === 1, 'the first attempt to start');
+    // A second process starts on the same file, as after a crash of the first; its attempt waits on a gate.
+    const next = gated('job');
+    const fresh = await engineOn(path, [next.handler]);
+    await fresh.engine.start();
+    await until(() => next.waiting() === 1, 'the second attempt to start');
+    // The old attempt now tries to commit while attempt 2 holds the task (status still working).
+    releaseOld();
+    await until(() => old.engine.runningCount === 0, 'the old attempt to end');
+    const during = (await fresh.engine.get(task.id))!;
+    assert.deepEqual(
+      [during.status, during.attempt, during.claimedBy, during.result],
+      ['working', 2, fresh.engine.instanceId, null],
+      'the stale attempt changed nothing',
+    );
+    assert.deepEqual(await old.store.audit.unresolvedOf(task.id), [], 'its commit rolled back');
+    assert.ok(!(await fresh.engine.store.tasks.events(task.id)).some((e) => e.attempt === 1 && e.kind === 'completed'));
+    next.openNext();
+    const done = await settled(fresh.engine, task.id);
+    assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
+    assert.deepEqual(JSON.parse(done!.result!), { input: {} }, "the result is the live attempt's");
+  },
+);
 
-test('TTL counts from creation: an expired task reads as gone and the sweeper deletes it with its history', async () => {
-  let now = 1_000_000;
-  const { engine, connection } = await engineOn(freshPath(), [echo], { now: () => now, defaultTtlMs: 60_000 });
-  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: { value: 1 } });
-  assert.equal(task.expiresAt, task.createdAt + 60_000);
-  now += 59_999;
-  assert.ok(await engine.get(task.id));
-  now += 1;
-  assert.equal(await engine.get(task.id), undefined);
-  assert.equal(await engine.store.tasks.sweepExpired(), 1);
-  assert.equal(connection.sqlite.prepare('SELECT count(*) FROM tasks WHERE id = ?').pluck().get(task.id), 0);
-  assert.equal((await engine.store.tasks.events(task.id)).length, 0);
-});
+test(
+  'TTL counts from creation: an expired task reads as gone and the sweeper deletes it with its history',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    let now = 1_000_000;
+    const { engine, connection } = await engineOn(freshPath(), [echo], { now: () => now, defaultTtlMs: 60_000 });
+    const { task } = await engine.create({ owner: 'o', kind: 'echo', input: { value: 1 } });
+    assert.equal(task.expiresAt, task.createdAt + 60_000);
+    now += 59_999;
+    assert.ok(await engine.get(task.id));
+    now += 1;
+    assert.equal(await engine.get(task.id), undefined);
+    assert.equal(await engine.store.tasks.sweepExpired(), 1);
+    assert.equal(connection.sqlite.prepare('SELECT count(*) FROM tasks WHERE id = ?').pluck().get(task.id), 0);
+    assert.equal((await engine.store.tasks.events(task.id)).length, 0);
+  },
+);

@@ -5,11 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEMO_SCENARIO } from '@reflow/seed';
 import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
 import { McpHttpClient } from '../mcp-http-client.ts';
+import { storeEnv, type StoreOptions } from '../store-options.ts';
 import { printReflowResult, verifyMonth } from '../print-result.ts';
 
-export interface DemoOptions {
+export interface DemoOptions extends StoreOptions {
   url?: string;
-  database?: string;
   workers?: number;
 }
 
@@ -29,19 +29,19 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   let scratch: string | undefined;
   let url = options.url;
   if (!url) {
-    scratch = options.database ? undefined : mkdtempSync(join(tmpdir(), 'reflow-demo-'));
-    const databasePath = options.database ?? join(scratch!, 'reflow.db');
+    // PostgreSQL at --database-url, else the SQLite file named, else a fresh temporary one.
+    scratch = options.database || options.databaseUrl ? undefined : mkdtempSync(join(tmpdir(), 'reflow-demo-'));
     const config = loadConfig({
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_PATH: databasePath,
+      ...storeEnv(scratch ? { database: join(scratch, 'reflow.db') } : options),
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
       ...(options.workers ? { WORKERS: String(options.workers) } : {}),
     });
     server = await startServer(config);
     url = `${server.url}/mcp`;
-    console.log(`Server on ${url}, database ${databasePath} (seeded with the demo month)`);
+    console.log(`Server on ${url}, database ${server.services.store.location} (seeded with the demo month)`);
   }
   try {
     const client = new McpHttpClient({ url, tasks: true, clientInfo: { name: 'reflow-demo', version: '0.1.0' } });

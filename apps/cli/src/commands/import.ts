@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { importSite } from '@reflow/reflow';
 import { loadConfig, openStore } from '@reflow/server-app';
 import pino from 'pino';
+import { storeEnv, type StoreOptions } from '../store-options.ts';
 
 /** `reflow import FILE [--replace]`: validates the whole file, then writes it in one transaction. */
-export async function runImport(file: string, options: { replace?: boolean; database?: string }): Promise<number> {
+export async function runImport(file: string, options: { replace?: boolean } & StoreOptions): Promise<number> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
@@ -14,8 +15,8 @@ export async function runImport(file: string, options: { replace?: boolean; data
   }
   let store;
   try {
-    // The store the server would open with the same environment (--database names the SQLite file).
-    const config = loadConfig({ ...process.env, ...(options.database ? { DATABASE_PATH: options.database } : {}) });
+    // The store the server would open with the same environment, or the one a flag names.
+    const config = loadConfig({ ...process.env, ...storeEnv(options) });
     store = await openStore(config, pino({ level: 'warn' }, pino.destination(2)));
     await store.migrate();
     const summary = await importSite(raw, store, { replace: options.replace });

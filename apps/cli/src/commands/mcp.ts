@@ -1,7 +1,7 @@
 import { loadConfig, startStdioServer } from '@reflow/server-app';
+import { storeEnv, type StoreOptions } from '../store-options.ts';
 
-export interface McpOptions {
-  database?: string;
+export interface McpOptions extends StoreOptions {
   workers?: number;
 }
 
@@ -9,7 +9,7 @@ export interface McpOptions {
 export async function runMcp(options: McpOptions): Promise<number> {
   const config = loadConfig({
     ...process.env,
-    ...(options.database ? { DATABASE_PATH: options.database } : {}),
+    ...storeEnv(options),
     ...(options.workers !== undefined ? { WORKERS: String(options.workers) } : {}),
   });
   const server = await startStdioServer(config);

@@ -48,6 +48,7 @@ async function download(path, filename) {
 export const api = {
   changes: (id, format) => download(`/tasks/${encodeURIComponent(id)}/changes.${format}`, `${id}-changes.${format}`),
   tasks: (filters) => request('GET', '/tasks', filters),
+  nodes: () => request('GET', '/nodes'),
   task: (id) => request('GET', `/tasks/${encodeURIComponent(id)}`),
   cancel: (id) => request('POST', `/tasks/${encodeURIComponent(id)}/cancel`),
   approve: (id, reason) => request('POST', `/tasks/${encodeURIComponent(id)}/approve`, {}, reason ? { reason } : {}),

@@ -3,6 +3,7 @@ import { api, AuthRequiredError, token } from './api.js';
 import { renderCounts, renderRows } from './task-list.js';
 import { renderDetail, renderNoTaskChosen } from './task-detail.js';
 import { setUpReflowForm } from './reflow-form.js';
+import { renderClusterLine } from './cluster-line.js';
 
 const $ = (id) => document.getElementById(id);
 /** @type {{ status: string, kind: string, since: string, tasks: any[], cursor: string | null | undefined, older: any[], pollMs: number, selected: string | null, detail: unknown, monthCache: Map<string, any>, timer: number | ReturnType<typeof setTimeout>, authBlocked: boolean }} */
@@ -56,7 +57,8 @@ function filters() {
 }
 
 async function refreshList() {
-  const page = await api.tasks(filters());
+  const [page, cluster] = await Promise.all([api.tasks(filters()), api.nodes()]);
+  renderClusterLine($('cluster-line'), cluster);
   state.tasks = page.tasks;
   if (!state.older.length) state.cursor = page.nextCursor;
   state.pollMs = page.pollIntervalMs;

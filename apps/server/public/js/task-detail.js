@@ -128,18 +128,20 @@ function history(events) {
     el(
       'ol',
       { class: 'events' },
-      [...events]
-        .reverse()
-        .map((e) =>
-          el(
-            'li',
-            { class: `ev ev-${e.kind}` },
-            el('span', { class: 'ev-time', title: e.at, text: `${clock(e.at)} · +${duration(Date.parse(e.at) - t0)}` }),
-            el('span', { class: 'ev-kind', text: e.kind }),
-            el('span', { class: 'ev-msg', text: e.message }),
-            e.attempt > 0 && el('span', { class: 'ev-attempt', text: `attempt ${e.attempt}` }),
-          ),
+      [...events].reverse().map((e) =>
+        el(
+          'li',
+          { class: `ev ev-${e.kind}` },
+          el('span', { class: 'ev-time', title: e.at, text: `${clock(e.at)} · +${duration(Date.parse(e.at) - t0)}` }),
+          el('span', { class: 'ev-kind', text: e.kind }),
+          el('span', { class: 'ev-msg', text: e.message }),
+          e.attempt > 0 && el('span', { class: 'ev-attempt', text: `attempt ${e.attempt}` }),
+          // The node that ran the attempt (its claimant), as /api/nodes names it.
+          e.kind === 'claimed' &&
+            typeof e.data?.by === 'string' &&
+            el('span', { class: 'ev-node', 'data-node-id': e.data.by, text: `on ${e.data.by}` }),
         ),
+      ),
     ),
   );
 }

@@ -8,7 +8,6 @@ export interface CreationLimitOptions {
   perMinute: number;
   /** Tasks a principal may have working at once. */
   maxActive: number;
-  now?: () => number;
 }
 
 /** A creation refused by a limit; the message says which and when to try again. */
@@ -24,46 +23,37 @@ export class CreationLimitError extends Error {
 }
 
 /**
- * Limits on creating tasks, per principal: a token bucket in memory (a rate, with bursts), and a
- * cap on tasks not yet finished, counted in the database so it holds across processes and restarts.
- * Consulted after the arguments are valid and before the task row is written. Operators (and the
- * local operator of a server without tokens) are trusted staff and are not limited.
+ * Limits on creating tasks, per principal: a token bucket (a rate, with bursts) and a cap on tasks
+ * not yet finished, both kept in the database and read in the creating transaction, so they hold
+ * for every node sharing the store and across restarts. Consulted after the arguments are valid
+ * and before the task row is written. Operators (and the local operator of a server without
+ * tokens) are trusted staff and are not limited.
  */
 export class CreationLimits {
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
-  readonly #o: Required<CreationLimitOptions>;
-
-  constructor(options: CreationLimitOptions) {
-    this.#o = { now: Date.now, ...options };
-  }
+  constructor(readonly options: CreationLimitOptions) {}
 
   /**
    * Throws CreationLimitError when `caller` may not create a task now; otherwise takes one token.
-   * `tx` is the creating transaction: the unfinished tasks are counted in it, so no race gets past the cap.
+   * `tx` is the creating transaction: the count and the bucket are judged in it (on PostgreSQL under
+   * the owner's transaction lock and the bucket's row lock), so no race gets past either limit, and
+   * a create that rolls back gives its token back.
    */
   async admit(tx: StoreQueries, caller: Principal): Promise<void> {
     if (caller.role === 'operator') return;
     const principal = caller.id;
+    const { burst, perMinute, maxActive } = this.options;
     const active = await tx.principals.activeTaskCount(principal);
-    const now = this.#o.now();
-    if (active >= this.#o.maxActive)
+    if (active >= maxActive)
       throw new CreationLimitError(
         'RFL_TOO_MANY_TASKS',
-        `${principal} already has ${active} unfinished tasks (the limit is ${this.#o.maxActive}); wait for one to finish or cancel one`,
+        `${principal} already has ${active} unfinished tasks (the limit is ${maxActive}); wait for one to finish or cancel one`,
       );
-    const refillPerMs = this.#o.perMinute / 60_000;
-    const bucket = this.#buckets.get(principal) ?? { tokens: this.#o.burst, at: now };
-    bucket.tokens = Math.min(this.#o.burst, bucket.tokens + (now - bucket.at) * refillPerMs);
-    bucket.at = now;
-    this.#buckets.set(principal, bucket);
-    if (bucket.tokens < 1) {
-      const retryAfterMs = Math.ceil((1 - bucket.tokens) / refillPerMs);
+    const taken = await tx.principals.takeToken(principal, burst, perMinute);
+    if (!taken.ok)
       throw new CreationLimitError(
         'RFL_RATE_LIMITED',
-        `${principal} is creating tasks too fast (at most ${this.#o.perMinute} a minute, bursts of ${this.#o.burst}); retry in ${Math.ceil(retryAfterMs / 1000)} s`,
-        retryAfterMs,
+        `${principal} is creating tasks too fast (at most ${perMinute} a minute, bursts of ${burst}); retry in ${Math.ceil(taken.retryAfterMs / 1000)} s`,
+        taken.retryAfterMs,
       );
-    }
-    bucket.tokens -= 1;
   }
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { TASK_STATUSES, type Store } from '@reflow/db';
 import type { TaskEngine, WorkerPool } from '@reflow/tasks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -83,12 +84,24 @@ export function watchServices(
       this.set(services.pool.size);
     },
   });
+  // Labelled with the node id, so the scrapes of several nodes on one store are told apart.
+  const node = services.engine.instanceId;
   new Gauge({
     name: 'reflow_task_attempts_running',
-    help: 'Task attempts this process is running now',
+    help: 'Task attempts this process (node) is running now',
+    labelNames: ['node'] as const,
     registers,
     collect() {
-      this.set(services.engine.runningCount);
+      this.set({ node }, services.engine.runningCount);
+    },
+  });
+  new Gauge({
+    name: 'reflow_node_info',
+    help: 'Always 1: this process as a node of the cluster (its id as /api/nodes lists it, host, pid, worker threads)',
+    labelNames: ['node', 'host', 'pid', 'workers'] as const,
+    registers,
+    collect() {
+      this.set({ node, host: hostname(), pid: String(process.pid), workers: String(services.pool.size) }, 1);
     },
   });
 }

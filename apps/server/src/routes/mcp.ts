@@ -6,6 +6,7 @@ import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
 import { callerTasks, mcpServerFactory, SERVER_NAME } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.ts';
 
 export interface McpRouteOptions {
   services: Services;
@@ -44,65 +45,89 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     method: ['POST', 'GET', 'DELETE'],
     url: '/mcp',
     handler: async (request, reply) => {
-      const body = request.method === 'POST' ? (request.body as Buffer | undefined) : undefined;
-      const parsedBody = body?.length ? parseJson(body) : undefined;
-      // The auth hook has verified the caller; the SDK hands it to the server factory as authInfo.
-      const authInfo = request.principal && !request.principal.local ? toAuthInfo(request.principal) : undefined;
-
-      // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
-      if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
-        const { caller, store } = callerTasks(services, authInfo);
-        const answer = await answerTasksGet(
-          { body: parsedBody, headers: mcpHeaders(request) },
-          (taskId) => store.get(taskId, caller.id),
-          serverInfo,
-        );
-        if (answer) {
-          services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
-          return reply.type('application/json').send(answer);
-        }
+      try {
+        return await answerMcp(request, reply);
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        // A JSON-RPC error at once, never a hang or a bare 500: the client may retry.
+        request.log.warn({ err: error }, 'database unreachable');
+        const id = (parseJson((request.body as Buffer | undefined) ?? Buffer.alloc(0)) as { id?: unknown } | undefined)
+          ?.id;
+        return reply
+          .code(503)
+          .header('retry-after', '1')
+          .type('application/json')
+          .send({
+            jsonrpc: '2.0',
+            id: typeof id === 'string' || typeof id === 'number' ? id : null,
+            error: { code: -32603, message: DATABASE_UNAVAILABLE_MESSAGE, data: { code: 'RFL_DATABASE_UNAVAILABLE' } },
+          });
       }
-      // The client hanging up before the answer is written cancels the request (2026-07-28
-      // transports/cancellation): the SDK aborts the handler's signal when this one aborts.
-      const hangUp = new AbortController();
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
-      });
-
-      if (parsedBody !== undefined && request.headers['mcp-method'] === 'subscriptions/listen') {
-        const { caller, store } = callerTasks(services, authInfo);
-        const listen = await listens.answer({
-          body: parsedBody,
-          headers: mcpHeaders(request),
-          principal: caller.id,
-          store,
-          signal: hangUp.signal,
-        });
-        if (listen) {
-          services.metrics.mcpRequests.inc({ method: 'subscriptions/listen', path: 'direct' });
-          return sendResponse(reply, listen);
-        }
-      }
-      services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
-
-      const url = `http://${request.headers.host ?? 'localhost'}${request.url}`;
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(request.headers)) {
-        if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-      }
-      const webRequest = new Request(url, {
-        method: request.method,
-        headers,
-        body: body && body.length ? body : undefined,
-        signal: hangUp.signal,
-      });
-      const response = await handler.fetch(webRequest, {
-        authInfo,
-        ...(parsedBody !== undefined ? { parsedBody } : {}),
-      });
-      return sendResponse(reply, response);
     },
   });
+
+  async function answerMcp(request: FastifyRequest, reply: FastifyReply) {
+    const body = request.method === 'POST' ? (request.body as Buffer | undefined) : undefined;
+    const parsedBody = body?.length ? parseJson(body) : undefined;
+    // The auth hook has verified the caller; the SDK hands it to the server factory as authInfo.
+    const authInfo = request.principal && !request.principal.local ? toAuthInfo(request.principal) : undefined;
+
+    // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
+    if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
+      const { caller, store } = callerTasks(services, authInfo);
+      const answer = await answerTasksGet(
+        { body: parsedBody, headers: mcpHeaders(request) },
+        (taskId) => store.get(taskId, caller.id),
+        serverInfo,
+      );
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
+        return reply.type('application/json').send(answer);
+      }
+    }
+    // The client hanging up before the answer is written cancels the request (2026-07-28
+    // transports/cancellation): the SDK aborts the handler's signal when this one aborts.
+    const hangUp = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
+    });
+
+    if (parsedBody !== undefined && request.headers['mcp-method'] === 'subscriptions/listen') {
+      const { caller, store } = callerTasks(services, authInfo);
+      const listen = await listens.answer({
+        body: parsedBody,
+        headers: mcpHeaders(request),
+        principal: caller.id,
+        store,
+        signal: hangUp.signal,
+      });
+      if (listen) {
+        services.metrics.mcpRequests.inc({ method: 'subscriptions/listen', path: 'direct' });
+        return sendResponse(reply, listen);
+      }
+    }
+    // On PostgreSQL a database lost mid-run is found here (one SELECT 1), before the SDK would turn
+    // the failure into a tool result carrying the driver's text: the caller gets the 503 below.
+    if (services.store.dialect === 'postgres') await services.store.ping();
+    services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
+
+    const url = `http://${request.headers.host ?? 'localhost'}${request.url}`;
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(request.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const webRequest = new Request(url, {
+      method: request.method,
+      headers,
+      body: body && body.length ? body : undefined,
+      signal: hangUp.signal,
+    });
+    const response = await handler.fetch(webRequest, {
+      authInfo,
+      ...(parsedBody !== undefined ? { parsedBody } : {}),
+    });
+    return sendResponse(reply, response);
+  }
 }
 
 function sendResponse(reply: FastifyReply, response: Response) {

@@ -8,3 +8,4 @@ export * from './reflow-audit.ts';
 export * from './task-inputs.ts';
 export * from './expired-tasks.ts';
 export * from './nodes.ts';
+export * from './principal-buckets.ts';

@@ -110,6 +110,18 @@ export const taskDetailSchema = {
         },
       },
     },
+    attempts: {
+      type: 'array',
+      description: 'Each attempt, oldest first, with the node that ran it (its id as /api/nodes lists it)',
+      items: {
+        type: 'object',
+        properties: {
+          attempt: { type: 'integer' },
+          node: { type: ['string', 'null'], description: 'The claimant: the id of the node that ran the attempt' },
+          startedAt: isoTime,
+        },
+      },
+    },
     reflow: {
       type: ['object', 'null'],
       description: 'For reflow_month: the request, and once applied its moves and unresolved bookings with reasons',

@@ -1,10 +1,12 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../database-unavailable.ts';
 import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
 import { approvalRoutes } from './approval-routes.ts';
 import { reflowRoutes } from './reflow-routes.ts';
 import { exportRoutes } from './export-routes.ts';
+import { nodeListSchema, nodeRoutes } from './node-routes.ts';
 import { siteRoutes } from './site-routes.ts';
 import { taskRoutes } from './task-routes.ts';
 
@@ -19,7 +21,7 @@ const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
  */
 export async function apiRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
   app.addSchema(errorBodySchema);
-  for (const schema of sharedSchemas) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, nodeListSchema]) app.addSchema(schema);
 
   // ajv would drop unknown query parameters silently; a misspelt filter must not list everything.
   app.addHook('preValidation', async (request) => {
@@ -48,6 +50,13 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
       const where = error.validationContext === 'querystring' ? 'RFL_BAD_FILTER' : 'RFL_BAD_REQUEST';
       return reply.code(400).send({ error: error.message, code: where });
     }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unreachable');
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send({ error: DATABASE_UNAVAILABLE_MESSAGE, code: 'RFL_DATABASE_UNAVAILABLE' });
+    }
     throw error; // the application's handler: logs 5xx, hides their details, keeps code and status
   });
 
@@ -62,4 +71,5 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
   await app.register(approvalRoutes, { services: options.services });
   await app.register(reflowRoutes, { services: options.services });
   await app.register(exportRoutes, { services: options.services });
+  await app.register(nodeRoutes, { services: options.services });
 }

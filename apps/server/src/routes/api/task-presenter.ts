@@ -43,8 +43,19 @@ export async function toTaskDetail(row: TaskRow, events: TaskEventRow[], store: 
       message: e.message,
       data: e.data ?? undefined,
     })),
+    attempts: attemptsOf(events),
     reflow: row.kind === REFLOW_KIND ? await reflowDetail(row, store) : null,
   };
+}
+
+/** Each attempt and the node that ran it: the claimant its `claimed` event recorded. */
+function attemptsOf(events: TaskEventRow[]) {
+  return events
+    .filter((e) => e.kind === 'claimed')
+    .map((e) => {
+      const by = (e.data as { by?: unknown } | null | undefined)?.by;
+      return { attempt: e.attempt, node: typeof by === 'string' ? by : null, startedAt: iso(e.at)! };
+    });
 }
 
 /**

@@ -19,12 +19,14 @@ export type RowsMatch = [
   Same<Rows<typeof postgres.reflowUnresolved>, Rows<typeof sqlite.reflowUnresolved>>,
   Same<Rows<typeof postgres.expiredTasks>, Rows<typeof sqlite.expiredTasks>>,
   Same<Rows<typeof postgres.nodes>, Rows<typeof sqlite.nodes>>,
+  Same<Rows<typeof postgres.principalBuckets>, Rows<typeof sqlite.principalBuckets>>,
   Same<Inserts<typeof postgres.bookings>, Inserts<typeof sqlite.bookings>>,
   Same<Inserts<typeof postgres.rooms>, Inserts<typeof sqlite.rooms>>,
   Same<Inserts<typeof postgres.series>, Inserts<typeof sqlite.series>>,
 ];
 // Fails to compile when any of them differs.
 export const rowsMatch: RowsMatch = [
+  true,
   true,
   true,
   true,

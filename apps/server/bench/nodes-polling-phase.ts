@@ -1,0 +1,47 @@
+// tasks/get throughput through one node, or through two nodes on one shared database: the same
+// pollers cycling through the same queued tasks, their connections spread over the nodes in turn
+// (autocannon gives connection i the i-th URL), as a load balancer without sticky sessions would.
+import type { Scenario } from '@reflow/seed';
+import { startBenchServer, type BenchDatabase, type BenchServer } from './bench-server.ts';
+import { runLoad, type LoadFigures } from './load.ts';
+import { mcpBody, mcpHeaders } from '../harness/mcp-wire.ts';
+import { reflowStream } from './reflow-requests.ts';
+import { createReflowTask } from './task-waits.ts';
+
+/**
+ * Accept-only nodes (WORKERS=0), so the polled tasks stay `working` and no solver thread shares the
+ * cores with the path measured. Two nodes need a database both reach: PostgreSQL.
+ */
+export async function measureNodesPolling(
+  scenario: Scenario,
+  database: BenchDatabase,
+  nodes: 1 | 2,
+  options: { connections: number; seconds: number },
+): Promise<LoadFigures> {
+  if (nodes === 2 && !database.startsWith('postgres://')) throw new Error('two nodes share only a PostgreSQL database');
+  const servers: BenchServer[] = [];
+  try {
+    // The first node seeds the database; the second finds it seeded.
+    servers.push(await startBenchServer(scenario.site, { database, env: { WORKERS: '0' } }));
+    if (nodes === 2) servers.push(await startBenchServer(scenario.site, { database, env: { WORKERS: '0' } }));
+    const next = reflowStream(scenario);
+    const taskIds: string[] = [];
+    // Created through every node in turn: any node answers for any task.
+    for (let i = 0; i < options.connections; i++)
+      taskIds.push((await createReflowTask(servers[i % servers.length].mcpUrl, next())).taskId);
+    const urls = servers.map((s) => s.mcpUrl);
+    return await runLoad({
+      url: urls.length === 1 ? urls[0] : urls,
+      connections: options.connections,
+      durationSeconds: options.seconds,
+      method: 'POST',
+      cycle: taskIds.map((taskId) => ({
+        headers: mcpHeaders('tasks/get', taskId),
+        body: mcpBody('tasks/get', { taskId }),
+      })),
+      accept: (b) => b.includes('"status":"working"'),
+    });
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}

@@ -1,0 +1,197 @@
+// bench:tasks --store postgres|both: the two stores side by side in one run, on this machine.
+// Durable create on SQLite (synchronous=FULL) and on PostgreSQL (synchronous_commit=on, fsync on);
+// tasks/get through one node and through two nodes sharing one PostgreSQL, next to one SQLite
+// node; and the time from a create on one node to the claim on another, idle one.
+import Table from 'cli-table3';
+import type { Scenario } from '@reflow/seed';
+import type { BenchDatabase } from './bench-server.ts';
+import { measureClaimLatency, type ClaimFigures } from './claim-phase.ts';
+import { measureCreate, STORAGE_SETUPS } from './create-phase.ts';
+import { startBenchPostgres, type BenchPostgres } from './durable-postgres.ts';
+import type { LoadFigures } from './load.ts';
+import { measureNodesPolling } from './nodes-polling-phase.ts';
+
+export type BenchStore = 'sqlite' | 'postgres';
+export const STORE_PHASES = ['create', 'get', 'claim'] as const;
+
+export interface StoreComparisonOptions {
+  stores: BenchStore[];
+  phases: Set<string>;
+  seconds: number;
+  pollers: number;
+  creators: number;
+  /** A PostgreSQL server of your own (durable, a user allowed to CREATE DATABASE); else the bench starts one. */
+  postgresUrl?: string;
+}
+
+export interface Verdict {
+  text: string;
+  ok: boolean;
+  target: string;
+}
+
+const style = { head: [], border: [] };
+const ms = (n: number) => n.toFixed(1);
+const load = (label: string, f: LoadFigures, ...extra: string[]) => [
+  label,
+  Math.round(f.perSecond).toLocaleString('en'),
+  ms(f.p50Ms),
+  ms(f.p99Ms),
+  f.failed,
+  ...extra,
+];
+const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
+
+export async function compareStores(
+  scenario: Scenario,
+  options: StoreComparisonOptions,
+): Promise<{ verdicts: Verdict[]; notes: string[]; failures: number }> {
+  const verdicts: Verdict[] = [];
+  const notes: string[] = [];
+  let failures = 0;
+  const onSqlite = options.stores.includes('sqlite');
+  let postgres: BenchPostgres | undefined;
+  try {
+    if (options.stores.includes('postgres')) {
+      postgres = await startBenchPostgres(options.postgresUrl);
+      process.stderr.write(`PostgreSQL at ${postgres.location} (fsync on, synchronous_commit on)\n`);
+    }
+    /** A fresh database per measurement, so none starts on another's rows. */
+    const fresh = async (): Promise<BenchDatabase> => (await postgres!.createDatabase()) as BenchDatabase;
+
+    if (options.phases.has('create')) {
+      const rows: { label: string; figures: LoadFigures }[] = [];
+      const sqliteFull = STORAGE_SETUPS[0];
+      const connections = { connections: options.creators, seconds: options.seconds };
+      if (onSqlite) {
+        process.stderr.write(
+          `create: SQLite ${sqliteFull.label}, ${options.creators} callers × ${options.seconds} s…\n`,
+        );
+        rows.push({
+          label: `SQLite, ${sqliteFull.label}`,
+          figures: await measureCreate(scenario, sqliteFull, connections),
+        });
+      }
+      if (postgres) {
+        process.stderr.write(`create: PostgreSQL, ${options.creators} callers × ${options.seconds} s…\n`);
+        const setup = { label: 'PostgreSQL', database: await fresh(), synchronous: 'FULL' as const };
+        rows.push({
+          label: 'PostgreSQL, synchronous_commit=on (fsync on)',
+          figures: await measureCreate(scenario, setup, connections),
+        });
+      }
+      const base = rows[0].figures;
+      const table = new Table({
+        head: ['store', 'req/s', 'p50 ms', 'p99 ms', 'failed', `p99 vs ${rows[0].label.split(',')[0]}`],
+        style,
+      });
+      for (const r of rows) table.push(load(r.label, r.figures, `${(r.figures.p99Ms / base.p99Ms).toFixed(2)}×`));
+      console.log(
+        `\nDurable create: reflow_month → CreateTaskResult, ${options.creators} concurrent callers, both workers busy, the commit durable before the answer\n${table.toString()}`,
+      );
+      if (rows.length === 2) {
+        const ratio = rows[1].figures.p99Ms / base.p99Ms;
+        verdicts.push({
+          text: `PostgreSQL durable create p99 ${ratio.toFixed(2)}× SQLite synchronous=FULL (${ms(rows[1].figures.p99Ms)} vs ${ms(base.p99Ms)} ms; p50 ${(rows[1].figures.p50Ms / base.p50Ms).toFixed(2)}×)`,
+          ok: ratio <= 2,
+          target: '≤ 2×',
+        });
+      }
+      failures += rows.reduce((n, r) => n + r.figures.failed, 0);
+    }
+
+    if (options.phases.has('get')) {
+      const rows: { label: string; figures: LoadFigures }[] = [];
+      const connections = { connections: options.pollers, seconds: options.seconds };
+      if (onSqlite) {
+        process.stderr.write(`tasks/get: SQLite, one node, ${options.pollers} pollers × ${options.seconds} s…\n`);
+        rows.push({ label: 'SQLite, one node', figures: await measureNodesPolling(scenario, 'file', 1, connections) });
+      }
+      let one: LoadFigures | undefined;
+      let two: LoadFigures | undefined;
+      if (postgres) {
+        process.stderr.write(
+          `tasks/get: PostgreSQL, one node, then two, ${options.pollers} pollers × ${options.seconds} s…\n`,
+        );
+        one = await measureNodesPolling(scenario, await fresh(), 1, connections);
+        rows.push({ label: 'PostgreSQL, one node', figures: one });
+        two = await measureNodesPolling(scenario, await fresh(), 2, connections);
+        rows.push({ label: 'PostgreSQL, two nodes (pollers split between them)', figures: two });
+      }
+      const base = rows[0];
+      const table = new Table({ head: ['', 'req/s', 'p50 ms', 'p99 ms', 'failed', `vs ${base.label}`], style });
+      for (const r of rows) table.push(load(r.label, r.figures, pct(r.figures.perSecond, base.figures.perSecond)));
+      console.log(
+        `\ntasks/get, ${options.pollers} concurrent pollers on ${options.pollers} queued tasks (accept-only nodes, WORKERS=0); every node, PostgreSQL and the load tool share this machine's cores\n${table.toString()}`,
+      );
+      if (one && two)
+        notes.push(
+          `tasks/get through two PostgreSQL nodes: ${pct(two.perSecond, one.perSecond)} of one node's throughput (both nodes on the same cores)`,
+        );
+      if (onSqlite && one)
+        notes.push(
+          `tasks/get through one PostgreSQL node: ${pct(one.perSecond, base.figures.perSecond)} of one SQLite node's`,
+        );
+      failures += rows.reduce((n, r) => n + r.figures.failed, 0);
+    }
+
+    if (options.phases.has('claim')) {
+      const rows: { label: string; figures: ClaimFigures }[] = [];
+      const timing = { seconds: options.seconds };
+      if (onSqlite) {
+        process.stderr.write(`claim: SQLite, one node creates and claims, ${options.seconds} s…\n`);
+        rows.push({
+          label: 'SQLite: one node creates and claims (reference)',
+          figures: await measureClaimLatency(scenario, 'file', timing),
+        });
+      }
+      if (postgres) {
+        process.stderr.write(`claim: PostgreSQL, created on one node, claimed on another, ${options.seconds} s…\n`);
+        rows.push({
+          label: 'PostgreSQL: created on node A (WORKERS=0), claimed by idle node B (LISTEN/NOTIFY)',
+          figures: await measureClaimLatency(scenario, await fresh(), timing),
+        });
+      }
+      const table = new Table({
+        head: [
+          '',
+          'tasks',
+          'CreateTaskResult → claim: p50 ms',
+          'p99 ms',
+          'max ms',
+          'row created → claim: p50 ms',
+          'p99 ms',
+          'claimed by the node meant to',
+        ],
+        style,
+      });
+      for (const r of rows) {
+        const f = r.figures;
+        table.push([
+          r.label,
+          f.samples,
+          f.fromResult.p50Ms,
+          f.fromResult.p99Ms,
+          f.fromResult.maxMs,
+          f.fromRow.p50Ms,
+          f.fromRow.p99Ms,
+          `${f.byClaimant} of ${f.samples}`,
+        ]);
+        failures += f.samples - f.byClaimant;
+      }
+      console.log(
+        `\nCreate → claim: one task at a time, the claimant idle at every create; times in ms from the task's history (the claim's timestamp)\n${table.toString()}`,
+      );
+      const across = postgres ? rows[rows.length - 1].figures : undefined;
+      if (across)
+        verdicts.push({
+          text: `create on one node → claim on another idle node: p50 ${across.fromResult.p50Ms} ms, p99 ${across.fromResult.p99Ms} ms (${across.samples} tasks)`,
+          ok: across.fromResult.p99Ms <= 100,
+          target: 'p99 ≤ 100 ms',
+        });
+    }
+  } finally {
+    await postgres?.stop();
+  }
+  return { verdicts, notes, failures };
+}
