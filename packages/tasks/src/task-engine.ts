@@ -57,7 +57,11 @@ export class TaskEngine {
   #heartbeat?: NodeJS.Timeout;
   #unsubscribe?: () => void;
   #stopping = false;
-  /** Set by start(): an engine that was never started claims nothing (it has no node row and no heartbeat). */
+  /**
+   * Set by start(). Until then a create or an answer claims nothing on its own: the engine has no node
+   * row or heartbeat yet, and a dedupe or limit check must not race its own worker. An explicit
+   * kick() still claims (tests use it to claim without start's same-host reclaim).
+   */
   #started = false;
   /** The claim loop under way, if any; a kick meanwhile (counted) asks it to go round once more. */
   #kicking: Promise<void> | undefined;
@@ -173,7 +177,7 @@ export class TaskEngine {
       { message, data: { by: request.owner } },
       request.admit ? (tx) => request.admit!(tx) : undefined,
     );
-    if (result.created) queueMicrotask(() => void this.kick());
+    if (result.created && this.#started) queueMicrotask(() => void this.kick());
     return result;
   }
 
@@ -218,7 +222,7 @@ export class TaskEngine {
   ): Promise<AnswerOutcome> {
     const outcome = await this.store.inputs.answer(taskId, responses, by, awaiting);
     this.#events.emit(`changed:${taskId}`);
-    if (outcome.resumed) queueMicrotask(() => void this.kick());
+    if (outcome.resumed && this.#started) queueMicrotask(() => void this.kick());
     return outcome;
   }
 
@@ -340,7 +344,7 @@ export class TaskEngine {
   }
 
   async #claimWhileRoom(): Promise<void> {
-    while (this.#started && !this.#stopping && this.#running.size < this.#o.concurrency) {
+    while (!this.#stopping && this.#running.size < this.#o.concurrency) {
       // Never its own running tasks: their leases may have lapsed while their attempts live on.
       const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()]);
       if (!row) return;

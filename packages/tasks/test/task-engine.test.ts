@@ -43,8 +43,7 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(again.created, false);
   assert.equal(again.task.id, a.task.id);
   assert.equal((await engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } })).created, true);
-  // An engine not yet started claims nothing: it has no node row and no heartbeat to keep a claim.
-  await engine.kick();
+  // An engine not yet started claims nothing on its own: no attempt began during the checks above.
   const waiting = await engine.get(a.task.id);
   assert.equal(waiting?.attempt, 0);
   assert.equal(waiting?.claimedBy, null);
