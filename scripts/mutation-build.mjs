@@ -27,13 +27,14 @@ await build({
         b.onResolve({ filter: /^[^./]/ }, (args) =>
           args.path.startsWith('@reflow/') ? undefined : { path: args.path, external: true },
         );
-        // A module that finds files next to itself (seed data, migrations) keeps its own location.
-        b.onLoad({ filter: /\.ts$/ }, async (args) => ({
+        // A module that finds files next to itself (seed data, migrations), or checks whether it is
+        // the script being run (scripts/*.mjs), keeps its own location.
+        b.onLoad({ filter: /\.(ts|mjs)$/ }, async (args) => ({
           contents: (await readFile(args.path, 'utf8')).replaceAll(
             'import.meta.url',
             JSON.stringify(pathToFileURL(args.path).href),
           ),
-          loader: 'ts',
+          loader: args.path.endsWith('.ts') ? 'ts' : 'js',
         }));
       },
     },

@@ -162,8 +162,8 @@ test('bookings the plan could not place need rebooking; one edited meanwhile is 
 });
 
 test('the re-check refuses a plan read from another import of the site, and reports a booking deleted or cancelled meanwhile as changed', async () => {
-  const { store, connection, row, A, B, C } = await setUp('recheck');
-  cancel(connection, C.id);
+  const { store, sql, row, A, B, C } = await setUp();
+  await cancel(sql, C.id);
   const plan = chainPlan(A, B, C);
   const versions = { [A.id]: A.version, [B.id]: B.version };
   const siteReplaced = (siteGeneration: number | null) => (e: unknown) =>
@@ -174,19 +174,19 @@ test('the re-check refuses a plan read from another import of the site, and repo
     store.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
     siteReplaced(1),
   );
-  assert.deepEqual([row(A.id).room_id, row(A.id).version], [A.room_id, A.version], 'nothing was moved');
+  const a = await row(A.id);
+  assert.deepEqual([a.room_id, a.version], [A.room_id, A.version], 'nothing was moved');
   // A database whose site is gone altogether refuses the same way.
-  const empty = openSqliteStore(join(dir, 'empty.db'));
+  const empty = await openReflowTestStore();
   open.push(empty);
-  await empty.migrate();
   await assert.rejects(
-    empty.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
+    empty.store.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
     siteReplaced(null),
   );
 
   // A deleted, and B cancelled by a write that left its version as it was: neither is moved.
-  connection.sqlite.prepare('DELETE FROM bookings WHERE id = ?').run(A.id);
-  connection.sqlite.prepare("UPDATE bookings SET status = 'cancelled' WHERE id = ?").run(B.id);
+  await sql.run('DELETE FROM bookings WHERE id = ?', A.id);
+  await sql.run("UPDATE bookings SET status = 'cancelled' WHERE id = ?", B.id);
   const applied = await store.transaction((tx) => applyPlan('t1', plan, { versions, generation: 1 }, tx));
   assert.deepEqual(applied.moves, []);
   assert.deepEqual(
@@ -196,5 +196,6 @@ test('the re-check refuses a plan read from another import of the site, and repo
       [B.id, 'changed'],
     ],
   );
-  assert.deepEqual([row(B.id).room_id, row(B.id).status], [B.room_id, 'cancelled']);
+  const b = await row(B.id);
+  assert.deepEqual([b.room_id, b.status], [B.room_id, 'cancelled']);
 });

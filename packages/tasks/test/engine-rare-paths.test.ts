@@ -1,12 +1,14 @@
 // The engine's less travelled paths, which the mutation run (docs/testing.md) found untested: the
 // history each state change leaves (who claimed, who cancelled, a lapsed lease, a retry), giving up,
 // a kind with no handler, a returned failure, a task held for an operator, an attempt that loses its
-// fence as it fails, a graceful stop, and the TTL of a poll. Real SQLite files, real engines.
+// fence as it fails, a graceful stop, and the TTL of a poll. Real engines on this run's store (REFLOW_TEST_STORE).
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
 import { PermanentTaskError, type Logger, type TaskHandler } from '../src/index.ts';
 import { engineFactory, gated, settled, until } from './engine-helper.ts';
+import { testSql } from '../../../scripts/test-sql.mjs';
+import { MOVES_THE_CLOCK, sqliteOnly } from '../../../scripts/test-store.mjs';
 
 const engines = engineFactory();
 afterEach(() => engines.closeAll());
@@ -51,11 +53,16 @@ test('each state change leaves its event: who claimed, a retry released, who can
   assert.deepEqual(cancelled?.data, { by: 'alice' }, 'the history says who cancelled');
 
   // A claim whose lease lapsed elsewhere is taken over, and the history says so.
-  const { engine: idle, connection } = await engines.open(path, [job.handler], { concurrency: 0 });
+  const { engine: idle, store: idleStore } = await engines.open(path, [job.handler], { concurrency: 0 });
   const lapsed = (await idle.create({ owner: 'o', kind: 'job', input: { n: 2 } })).task.id;
-  connection.sqlite
-    .prepare("UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?")
-    .run(Date.now() - 1, lapsed);
+  // Lapsed a minute ago: on PostgreSQL the database's clock judges it, not this process's.
+  await (
+    await testSql(idleStore)
+  ).run(
+    "UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?",
+    Date.now() - 60_000,
+    lapsed,
+  );
   await engine.kick();
   await until(async () => (await engine.get(lapsed))?.attempt === 2, 'the lapsed task to be reclaimed');
   assert.ok(
@@ -163,13 +170,14 @@ test('an attempt that loses its fence while it fails for good writes nothing and
   const errors: unknown[] = [];
   const recording: Logger = { info() {}, warn() {}, error: (o) => errors.push(o), child: () => recording };
   const path = engines.freshPath();
-  const { engine, connection } = await engines.open(path, [], { logger: recording });
+  const { engine, store } = await engines.open(path, [], { logger: recording });
+  const sql = await testSql(store);
   engine.register({
     kind: 'taken',
     maxAttempts: 1,
     // Another process takes the task over (as after a stall) just before this attempt fails.
     async run(_input, ctx) {
-      connection.sqlite.prepare("UPDATE tasks SET claimed_by = 'inst_other@elsewhere:1' WHERE id = ?").run(ctx.taskId);
+      await sql.run("UPDATE tasks SET claimed_by = 'inst_other@elsewhere:1' WHERE id = ?", ctx.taskId);
       throw new Error('boom');
     },
   });
@@ -199,7 +207,7 @@ test('stop gives a running attempt its grace to finish: the task completes inste
   assert.equal((await engine.get(task.id))?.status, 'completed');
 });
 
-test('a poll of a task reads it for exactly its TTL', async () => {
+test('a poll of a task reads it for exactly its TTL', sqliteOnly(MOVES_THE_CLOCK), async () => {
   let now = 2_000_000;
   const { engine } = await engines.open(engines.freshPath(), [echo], {
     now: () => now,
@@ -215,8 +223,9 @@ test('a poll of a task reads it for exactly its TTL', async () => {
 });
 
 test('a create is refused, writing nothing, for a kind with no handler or once the engine is stopping; an accepted one records who asked', async () => {
-  const { engine, connection } = await engines.open(engines.freshPath(), [echo], { concurrency: 0 });
-  const count = () => connection.sqlite.prepare('SELECT count(*) FROM tasks').pluck().get();
+  const { engine, store } = await engines.open(engines.freshPath(), [echo], { concurrency: 0 });
+  const sql = await testSql(store);
+  const count = () => sql.value('SELECT count(*) FROM tasks');
   await assert.rejects(
     engine.create({ owner: 'o', kind: 'nope', input: {} }),
     /^Error: No handler for task kind nope$/,
@@ -226,25 +235,29 @@ test('a create is refused, writing nothing, for a kind with no handler or once t
   assert.deepEqual([created?.message, created?.data], ['Queued echo', { by: 'bob' }]);
   await engine.stop(0);
   await assert.rejects(engine.create({ owner: 'o', kind: 'echo', input: { n: 2 } }), /shutting down/);
-  assert.equal(count(), 1);
+  assert.equal(await count(), 1);
 });
 
-test('a swept task still answers "expired" to its owner, and only to it, for a week; then it is forgotten', async () => {
-  const day = 86_400_000;
-  let now = 5_000_000;
-  const { engine } = await engines.open(engines.freshPath(), [echo], {
-    now: () => now,
-    defaultTtlMs: 1_000,
-    concurrency: 0,
-  });
-  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
-  now += 1_000;
-  assert.equal(await engine.store.tasks.sweepExpired(), 1);
-  assert.equal(await engine.get(task.id), undefined);
-  now += 7 * day - 1;
-  assert.equal(await engine.store.tasks.sweepExpired(), 0);
-  assert.deepEqual([await engine.expired(task.id, 'o'), await engine.expired(task.id, 'mallory')], [true, false]);
-  now += 2;
-  await engine.store.tasks.sweepExpired();
-  assert.equal(await engine.expired(task.id, 'o'), false, 'the tombstone went after its week');
-});
+test(
+  'a swept task still answers "expired" to its owner, and only to it, for a week; then it is forgotten',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    const day = 86_400_000;
+    let now = 5_000_000;
+    const { engine } = await engines.open(engines.freshPath(), [echo], {
+      now: () => now,
+      defaultTtlMs: 1_000,
+      concurrency: 0,
+    });
+    const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
+    now += 1_000;
+    assert.equal(await engine.store.tasks.sweepExpired(), 1);
+    assert.equal(await engine.get(task.id), undefined);
+    now += 7 * day - 1;
+    assert.equal(await engine.store.tasks.sweepExpired(), 0);
+    assert.deepEqual([await engine.expired(task.id, 'o'), await engine.expired(task.id, 'mallory')], [true, false]);
+    now += 2;
+    await engine.store.tasks.sweepExpired();
+    assert.equal(await engine.expired(task.id, 'o'), false, 'the tombstone went after its week');
+  },
+);
