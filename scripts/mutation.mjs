@@ -3,8 +3,10 @@
 // can be killed with a test or explained in docs/testing.md.
 import { Stryker } from '@stryker-mutator/core';
 
-// The test processes run in the sandbox; this maps @reflow/* to the sandbox's copies (relative to it).
-process.env.TSX_TSCONFIG_PATH = 'tsconfig.mutation.json';
+// The mutated queries are SQLite's (packages/db/src/queries): the tests run on SQLite files, the
+// way npm test's first pass does, whatever the caller's environment says.
+process.env.REFLOW_TEST_STORE = 'sqlite';
+
 const started = Date.now();
 const results = await new Stryker({}).runMutationTest();
 const detected = results.filter((m) => m.status === 'Killed' || m.status === 'Timeout');

@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import type { TestSql } from '../../../scripts/test-sql.mjs';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import type { Move, Plan } from '@reflow/solver';
+import { PermanentTaskError } from '@reflow/tasks';
 import { applyPlan } from '../src/apply-plan.ts';
 import { importSite } from '../src/import-site.ts';
 import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
@@ -158,4 +159,43 @@ test('bookings the plan could not place need rebooking; one edited meanwhile is 
       { booking_id: B.id, code: 'changed' },
     ].sort((x, y) => x.booking_id.localeCompare(y.booking_id)),
   );
+});
+
+test('the re-check refuses a plan read from another import of the site, and reports a booking deleted or cancelled meanwhile as changed', async () => {
+  const { store, sql, row, A, B, C } = await setUp();
+  await cancel(sql, C.id);
+  const plan = chainPlan(A, B, C);
+  const versions = { [A.id]: A.version, [B.id]: B.version };
+  const siteReplaced = (siteGeneration: number | null) => (e: unknown) =>
+    e instanceof PermanentTaskError &&
+    e.code === -32602 &&
+    JSON.stringify(e.data) === JSON.stringify({ code: 'RFL_SITE_REPLACED', readGeneration: 0, siteGeneration });
+  await assert.rejects(
+    store.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
+    siteReplaced(1),
+  );
+  const a = await row(A.id);
+  assert.deepEqual([a.room_id, a.version], [A.room_id, A.version], 'nothing was moved');
+  // A database whose site is gone altogether refuses the same way.
+  const empty = await openReflowTestStore();
+  open.push(empty);
+  await assert.rejects(
+    empty.store.transaction((tx) => applyPlan('t0', plan, { versions, generation: 0 }, tx)),
+    siteReplaced(null),
+  );
+
+  // A deleted, and B cancelled by a write that left its version as it was: neither is moved.
+  await sql.run('DELETE FROM bookings WHERE id = ?', A.id);
+  await sql.run("UPDATE bookings SET status = 'cancelled' WHERE id = ?", B.id);
+  const applied = await store.transaction((tx) => applyPlan('t1', plan, { versions, generation: 1 }, tx));
+  assert.deepEqual(applied.moves, []);
+  assert.deepEqual(
+    applied.unresolved.map((u) => [u.bookingId, u.code]),
+    [
+      [A.id, 'changed'],
+      [B.id, 'changed'],
+    ],
+  );
+  const b = await row(B.id);
+  assert.deepEqual([b.room_id, b.status], [B.room_id, 'cancelled']);
 });
