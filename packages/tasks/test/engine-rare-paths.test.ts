@@ -34,6 +34,18 @@ test('each state change leaves its event: who claimed, a retry released, who can
   const job = gated('job');
   const path = engines.freshPath();
   const { engine } = await engines.open(path, [flaky, job.handler]);
+  // A task another node claimed (its lease lapses below), set up before this engine starts: a
+  // started engine would hear the create (on PostgreSQL, its NOTIFY) and claim it first.
+  const { engine: idle, store: idleStore } = await engines.open(path, [job.handler], { concurrency: 0 });
+  const lapsed = (await idle.create({ owner: 'o', kind: 'job', input: { n: 2 } })).task.id;
+  const sql = await testSql(idleStore);
+  const claimElsewhere = (leaseExpiresAt: number) =>
+    sql.run(
+      "UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?",
+      leaseExpiresAt,
+      lapsed,
+    );
+  assert.equal(await claimElsewhere(Date.now() + 3_600_000), 1);
   await engine.start();
   const failed = await settled(engine, (await engine.create({ owner: 'o', kind: 'flaky', input: {} })).task.id);
   assert.equal(calls, 2);
@@ -52,17 +64,10 @@ test('each state change leaves its event: who claimed, a retry released, who can
   const cancelled = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'cancelled');
   assert.deepEqual(cancelled?.data, { by: 'alice' }, 'the history says who cancelled');
 
-  // A claim whose lease lapsed elsewhere is taken over, and the history says so.
-  const { engine: idle, store: idleStore } = await engines.open(path, [job.handler], { concurrency: 0 });
-  const lapsed = (await idle.create({ owner: 'o', kind: 'job', input: { n: 2 } })).task.id;
-  // Lapsed a minute ago: on PostgreSQL the database's clock judges it, not this process's.
-  await (
-    await testSql(idleStore)
-  ).run(
-    "UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 1, lease_expires_at = ? WHERE id = ?",
-    Date.now() - 60_000,
-    lapsed,
-  );
+  // A claim whose lease lapsed elsewhere is taken over, and the history says so. Lapsed a minute
+  // ago: on PostgreSQL the database's clock judges it, not this process's.
+  assert.equal((await engine.get(lapsed))?.claimedBy, 'inst_x@another-host:1', 'untouched until its lease lapsed');
+  assert.equal(await claimElsewhere(Date.now() - 60_000), 1);
   await engine.kick();
   await until(async () => (await engine.get(lapsed))?.attempt === 2, 'the lapsed task to be reclaimed');
   assert.ok(
