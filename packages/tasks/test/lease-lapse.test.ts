@@ -49,23 +49,37 @@ function watched() {
 
 const LONG_LEASE_MS = 600_000; // its heartbeat (a third of it) never fires during a test
 
+/**
+ * A started engine (2 workers) on a fresh store, running `watched` tasks (through `handlerOf`, to
+ * add to the handler), whose clock `lapse()` moves past every lease it handed out.
+ */
+async function engineWithLapsingClock(
+  handlerOf: (w: ReturnType<typeof watched>) => TaskHandler<any> = (w) => w.handler,
+) {
+  let offset = 0;
+  const w = watched();
+  const { engine } = await engines.open(engines.freshPath(), [handlerOf(w)], {
+    now: () => Date.now() + offset,
+    leaseMs: LONG_LEASE_MS,
+    concurrency: 2,
+  });
+  await engine.start();
+  /** The clock jumps past the lease before the heartbeat can renew it; the engine looks for work. */
+  const lapse = async () => {
+    offset = LONG_LEASE_MS + 1;
+    await engine.kick();
+  };
+  return { engine, w, lapse };
+}
+
 test(
   'a lapsed lease of its own running attempt: the engine does not claim the task again; cancel stops the one attempt',
   sqliteOnly(MOVES_THE_CLOCK),
   async () => {
-    let offset = 0;
-    const w = watched();
-    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-      now: () => Date.now() + offset,
-      leaseMs: LONG_LEASE_MS,
-      concurrency: 2,
-    });
-    await engine.start();
+    const { engine, w, lapse } = await engineWithLapsingClock();
     const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
     await until(() => w.attempts.length === 1, 'attempt 1');
-    // The clock jumps past the lease before the heartbeat can renew it; the engine looks for work.
-    offset = LONG_LEASE_MS + 1;
-    await engine.kick();
+    await lapse();
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(w.attempts.length, 1, 'no second attempt');
     assert.equal(engine.runningCount, 1);
@@ -109,19 +123,11 @@ test(
   'concurrency holds when leases lapse: the engine runs other tasks in the free slots only',
   sqliteOnly(MOVES_THE_CLOCK),
   async () => {
-    let offset = 0;
-    const w = watched();
-    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-      now: () => Date.now() + offset,
-      leaseMs: LONG_LEASE_MS,
-      concurrency: 2,
-    });
-    await engine.start();
+    const { engine, w, lapse } = await engineWithLapsingClock();
     const ids: string[] = [];
     for (const n of [1, 2, 3]) ids.push((await engine.create({ owner: 'o', kind: 'watched', input: { n } })).task.id);
     await until(() => w.attempts.length === 2, 'two attempts');
-    offset = LONG_LEASE_MS + 1;
-    await engine.kick();
+    await lapse();
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual([w.attempts.length, engine.runningCount, w.mostAtOnce], [2, 2, 2]);
     w.attempts[0].open();
@@ -137,18 +143,10 @@ test(
   'shutting down with a lapsed lease waits for the one attempt and releases it for the next start',
   sqliteOnly(MOVES_THE_CLOCK),
   async () => {
-    let offset = 0;
-    const w = watched();
-    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
-      now: () => Date.now() + offset,
-      leaseMs: LONG_LEASE_MS,
-      concurrency: 2,
-    });
-    await engine.start();
+    const { engine, w, lapse } = await engineWithLapsingClock();
     const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {} });
     await until(() => w.attempts.length === 1, 'attempt 1');
-    offset = LONG_LEASE_MS + 1;
-    await engine.kick();
+    await lapse();
     await new Promise((r) => setTimeout(r, 50));
     await engine.stop(0);
     assert.equal(w.active, 0, 'no attempt outlives stop');
@@ -216,23 +214,14 @@ test(
   'a running attempt whose lease lapsed still holds its scope: an overlapping task waits',
   sqliteOnly(MOVES_THE_CLOCK),
   async () => {
-    let offset = 0;
-    const w = watched();
-    const scoped = {
+    const { engine, w, lapse } = await engineWithLapsingClock((w) => ({
       ...w.handler,
       scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
-    };
-    const { engine } = await engines.open(engines.freshPath(), [scoped], {
-      now: () => Date.now() + offset,
-      leaseMs: LONG_LEASE_MS,
-      concurrency: 2,
-    });
-    await engine.start();
+    }));
     const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
     await until(() => w.attempts.length === 1, 'the first task');
     const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
-    offset = LONG_LEASE_MS + 1;
-    await engine.kick();
+    await lapse();
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(
       [w.attempts.length, (await engine.get(second))!.claimedBy],
