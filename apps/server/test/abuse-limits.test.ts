@@ -3,24 +3,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { newTaskId } from '@reflow/tasks';
-import { rpc, startTestServer, taskCount } from './helper.ts';
+import { reflowOn, rpc, startTestServer, taskCount, toolText } from './helper.ts';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
 const OPS = 'ops-token-0123456789abcdef';
 const AUTH_TOKENS = `alice:client:${ALICE},bob:client:${BOB}`;
-/** Distinct inputs (else the engine returns the same task): one offline day each. */
-const reflowOn = (day: number) => ({
-  month: '2026-09',
-  offline_rooms: ['studio-b'],
-  from: `2026-09-${String(day).padStart(2, '0')}`,
-  to: `2026-09-${String(day).padStart(2, '0')}`,
-  dry_run: true,
-});
 const create = (url: string, token: string, day: number, tasks = true) =>
   rpc(url, 'tools/call', { name: 'reflow_month', arguments: reflowOn(day) }, { token, tasks });
-const toolText = (body: any): string =>
-  body.result?.content?.map((c: { text: string }) => c.text).join(' ') ?? JSON.stringify(body);
 
 test('a principal over its creation rate is refused with a clear error; another principal is not affected', async (t) => {
   const server = await startTestServer({

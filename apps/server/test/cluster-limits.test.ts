@@ -6,20 +6,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
-import { rpc } from './helper.ts';
+import { reflowOn, rpc, toolText } from './helper.ts';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
 const OPS = 'ops-token-0123456789abcdef';
-const reflowOn = (day: number) => ({
-  month: '2026-09',
-  offline_rooms: ['studio-b'],
-  from: `2026-09-${String(day).padStart(2, '0')}`,
-  to: `2026-09-${String(day).padStart(2, '0')}`,
-  dry_run: true,
-});
-const toolText = (body: any): string =>
-  body.result?.content?.map((c: { text: string }) => c.text).join(' ') ?? JSON.stringify(body);
 /** 'task', or the refusal's code. */
 async function create(node: ServerProcess, token: string, day: number): Promise<string> {
   const { body } = await rpc(node.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: reflowOn(day) }, { token });

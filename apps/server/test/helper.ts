@@ -118,3 +118,16 @@ export async function waitForTaskStatus(
     await sleep(Math.min(body.result.pollIntervalMs ?? 200, 200));
   }
 }
+
+/** reflow_month arguments for one offline day of studio-b in September (distinct inputs, so distinct tasks). */
+export const reflowOn = (day: number) => ({
+  month: '2026-09',
+  offline_rooms: ['studio-b'],
+  from: `2026-09-${String(day).padStart(2, '0')}`,
+  to: `2026-09-${String(day).padStart(2, '0')}`,
+  dry_run: true,
+});
+
+/** A tool result's text (or, for anything else, the whole body), to match a refusal's code in. */
+export const toolText = (body: any): string =>
+  body.result?.content?.map((c: { text: string }) => c.text).join(' ') ?? JSON.stringify(body);
