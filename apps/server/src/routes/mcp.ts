@@ -1,10 +1,10 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { answerTasksGet, TaskListenRouter } from '@reflow/mcp-tasks';
+import { answerTaskToolCall, answerTasksGet, TaskListenRouter } from '@reflow/mcp-tasks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
-import { callerTasks, mcpServerFactory, SERVER_NAME } from '../mcp-server.ts';
+import { callerTasks, mcpServerFactory, SERVER_NAME, taskToolsFor } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.ts';
 
@@ -16,6 +16,8 @@ export interface McpRouteOptions {
   limits?: CreationLimits;
   /** Answer plain tasks/get polls without a per-request server (the default; off only to compare). */
   fastTasksGet?: boolean;
+  /** Answer plain creates (a task tool's tools/call) without a per-request server (the default; off only to compare). */
+  fastTaskCalls?: boolean;
 }
 
 /**
@@ -91,6 +93,23 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
     });
+
+    // The create every task-declaring client sends: answered here when it is a plain one.
+    if (options.fastTaskCalls !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tools/call') {
+      const { caller } = callerTasks(services, authInfo);
+      const tools = taskToolsFor(services, caller, options.limits);
+      const answer = await answerTaskToolCall(
+        { body: parsedBody, headers: mcpHeaders(request) },
+        (name) => tools.get(name),
+        { principal: caller.id, signal: hangUp.signal },
+        serverInfo,
+      );
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
+        // The SDK's media type exactly: Fastify adds a charset to a string's, not to a Buffer's.
+        return reply.header('content-type', 'application/json').send(Buffer.from(answer));
+      }
+    }
 
     if (parsedBody !== undefined && request.headers['mcp-method'] === 'subscriptions/listen') {
       const { caller, store } = callerTasks(services, authInfo);
