@@ -8,17 +8,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ELICITING_CLIENT } from './approval-helper.ts';
 import { rpc, startTestServer, waitForTaskStatus, type TestServer } from './helper.ts';
 import { closeRawAgent, rawPost, type RawResponse } from './raw-http.ts';
+import { legacyMcpBody, legacyMcpHeaders } from '../harness/mcp-wire-2025.ts';
 
 const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 const ALICE = 'tok-alice-0123456789';
 const BOB = 'tok-bob-0123456789';
 const TOKENS = { AUTH_TOKENS: `alice:client:${ALICE},bob:client:${BOB}` };
-/** What a 2025-11-25 client sends after its initialize: no Mcp-Method, Mcp-Name or session id (the server is stateless). */
-const LEGACY_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': '2025-11-25',
-};
 /** The headers that say what the answer is (framing — chunked or content-length — and the date aside). */
 const ANSWER_HEADERS = ['content-type', 'cache-control', 'connection', 'x-accel-buffering', 'mcp-session-id'];
 
@@ -46,7 +41,7 @@ function legacyPost(server: TestServer, body: unknown, options: { token?: string
   return rawPost(
     server.mcpUrl,
     {
-      ...LEGACY_HEADERS,
+      ...legacyMcpHeaders(),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...options.headers,
     },
@@ -56,7 +51,7 @@ function legacyPost(server: TestServer, body: unknown, options: { token?: string
 
 /** A JSON-RPC request in the member order a TS SDK 1.x client writes. */
 const request = (method: string, params: Record<string, unknown> | undefined, id: number | string = 7) =>
-  params === undefined ? { method, jsonrpc: '2.0', id } : { method, params, jsonrpc: '2.0', id };
+  JSON.parse(legacyMcpBody(method, params, id)) as Record<string, unknown>;
 
 const wire = (res: RawResponse) => ({
   status: res.status,
