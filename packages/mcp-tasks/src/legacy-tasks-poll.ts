@@ -34,18 +34,18 @@ export interface LegacyPollAnswer {
   method: 'tasks/get' | 'tasks/list';
   status: 200;
   /** The headers the SDK's stateless 2025-era transport sends with its answer. */
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   /** The SSE stream the SDK would have written: one `message` event. */
   body: string;
 }
 
 /** What the SDK's stateless WebStandardStreamableHTTPServerTransport answers a request with (no session, no event store). */
-const SSE_HEADERS = {
+const SSE_HEADERS = Object.freeze({
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
-};
+});
 
 /**
  * The 2025-11-25 poll (tasks/get, and tasks/list where it is served), answered without building a
