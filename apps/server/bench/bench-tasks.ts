@@ -124,6 +124,16 @@ if (phases.has('get')) {
       pct(polling.workingViaSdk.perSecond, polling.healthz.perSecond),
     ),
     row(
+      'tasks/get 2025-11-25, task working',
+      polling.legacyWorking,
+      pct(polling.legacyWorking.perSecond, polling.healthz.perSecond),
+    ),
+    row(
+      '  same, every poll through the SDK (MCP_FAST_TASKS_GET=false)',
+      polling.legacyWorkingViaSdk,
+      pct(polling.legacyWorkingViaSdk.perSecond, polling.healthz.perSecond),
+    ),
+    row(
       `tasks/get, task completed (${Math.round(polling.completedBytes / 1024)} KiB result)`,
       polling.completed,
       pct(polling.completed.perSecond, polling.healthz.perSecond),
@@ -151,10 +161,14 @@ if (phases.has('get')) {
     target: '≥ 50 %',
   });
   failures += ceiling.healthz.failed + ceiling.poll.failed;
-  failures += [polling.healthz, polling.working, polling.workingViaSdk, polling.completed].reduce(
-    (n, f) => n + f.failed,
-    0,
-  );
+  failures += [
+    polling.healthz,
+    polling.working,
+    polling.workingViaSdk,
+    polling.legacyWorking,
+    polling.legacyWorkingViaSdk,
+    polling.completed,
+  ].reduce((n, f) => n + f.failed, 0);
 }
 
 if (phases.has('create')) {

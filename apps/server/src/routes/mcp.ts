@@ -1,6 +1,12 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { answerTaskToolCall, answerTasksGet, TaskListenRouter } from '@reflow/mcp-tasks';
+import {
+  answerLegacyTaskPoll,
+  answerTaskToolCall,
+  answerTasksGet,
+  LEGACY_POLL_REVISION,
+  TaskListenRouter,
+} from '@reflow/mcp-tasks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
@@ -14,7 +20,7 @@ export interface McpRouteOptions {
   bodyLimit: number;
   /** Per-principal limits on creating tasks. */
   limits?: CreationLimits;
-  /** Answer plain tasks/get polls without a per-request server (the default; off only to compare). */
+  /** Answer plain tasks/get polls (2026-07-28 and 2025-11-25) without a per-request server (the default; off only to compare). */
   fastTasksGet?: boolean;
   /** Answer plain creates (a task tool's tools/call) without a per-request server (the default; off only to compare). */
   fastTaskCalls?: boolean;
@@ -85,6 +91,23 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       if (answer) {
         services.metrics.mcpRequests.inc({ method: 'tasks/get', path: 'direct' });
         return reply.type('application/json').send(answer);
+      }
+    }
+    // The same poll from a 2025-era client (tasks/get, and tasks/list where it is served): no Mcp-Method header there.
+    if (
+      options.fastTasksGet !== false &&
+      parsedBody !== undefined &&
+      request.headers['mcp-protocol-version'] === LEGACY_POLL_REVISION
+    ) {
+      const { caller, store } = callerTasks(services, authInfo);
+      // As the SDK path's LegacyTasks: the caller's id, and tasks/list only where requestors are told apart.
+      const answer = await answerLegacyTaskPoll(
+        { body: parsedBody, headers: mcpHeaders(request) },
+        { principal: caller.id, store, listable: !caller.local },
+      );
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: answer.method, path: 'direct' });
+        return reply.code(answer.status).headers(answer.headers).send(answer.body);
       }
     }
     // The client hanging up before the answer is written cancels the request (2026-07-28
@@ -196,5 +219,6 @@ function mcpHeaders(request: FastifyRequest) {
     protocolVersion: one('mcp-protocol-version'),
     method: one('mcp-method'),
     name: one('mcp-name'),
+    sessionId: one('mcp-session-id'),
   };
 }
