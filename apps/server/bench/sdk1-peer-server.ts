@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 
 const workMs = Number(process.argv[2] ?? 60_000);
@@ -57,7 +57,8 @@ function getServer(): McpServer {
         return await store.getTask(taskId);
       },
       async getTaskResult(_args, { taskId, taskStore: store }) {
-        return (await store.getTaskResult(taskId)) as never;
+        // The store keeps any Result; this tool only ever stores a CallToolResult.
+        return (await store.getTaskResult(taskId)) as CallToolResult;
       },
     },
   );
