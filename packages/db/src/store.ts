@@ -190,6 +190,12 @@ export interface Store extends StoreQueries {
    * (poll intervals, elapsed times); every guarantee is judged inside the store.
    */
   clock(): number;
+  /**
+   * Group commit: creates made outside a transaction that arrive while one is being committed are
+   * committed together in the next (one fsync on SQLite, one COMMIT on PostgreSQL), each in its own
+   * savepoint; these count the batches committed and the creates in them.
+   */
+  readonly groupCommit: { batches: number; creates: number };
   /** Runs `fn` in one write transaction: all its writes commit together, or none. */
   transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
   nodes: NodeStore;

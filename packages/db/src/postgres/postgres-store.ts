@@ -5,7 +5,16 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { SiteData } from '../queries/site-queries.ts';
-import type { NodeStore, Store, StoreQueries, StoreSignal } from '../store.ts';
+import { GroupCommit, type BatchOutcome } from '../group-commit.ts';
+import type { NewTask, NodeStore, Store, StoreQueries, StoreSignal, TaskStore } from '../store.ts';
+
+type CreateArgs = Parameters<TaskStore['createOrFind']>;
+interface PendingCreate {
+  task: NewTask;
+  event: CreateArgs[1];
+  admit?: CreateArgs[2];
+}
+type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
 import { EventEmitter } from 'node:events';
 import { describeDatabaseUrl } from './database-url.ts';
 import { migrateInTransaction, postgresMigrationsApplied } from './migrate.ts';
@@ -18,7 +27,7 @@ import { principalQueries } from './queries/principals.ts';
 import { siteQueries } from './queries/site.ts';
 import { taskClaimQueries } from './queries/task-claims.ts';
 import { taskListQueries } from './queries/task-list.ts';
-import { taskRecordQueries } from './queries/task-records.ts';
+import { createLocked, lockCreates, taskRecordQueries } from './queries/task-records.ts';
 import { taskStateQueries } from './queries/task-states.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
@@ -47,6 +56,8 @@ export class PostgresStore implements Store {
   readonly #onError: (error: Error) => void;
   readonly #signals = new EventEmitter().setMaxListeners(0);
   #listener: SignalListener | undefined;
+  /** Creates outside a transaction: committed together, one transaction and one COMMIT per batch. */
+  readonly #creates = new GroupCommit<PendingCreate, CreateOutcome>((batch) => this.#commitCreates(batch));
   /** The database's clock minus this node's, as last measured. */
   #offsetMs = 0;
 
@@ -116,6 +127,36 @@ export class PostgresStore implements Store {
     return this.#db.transaction((tx) => fn(this.#bind(tx)));
   }
 
+  /**
+   * Group commit: the batch's locks first (in the one global order), then every create in its own
+   * savepoint, in one transaction; NOTIFYs are delivered at its COMMIT.
+   */
+  #commitCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
+    return this.#db.transaction(async (tx) => {
+      await lockCreates(
+        tx,
+        batch.map((c) => c.task),
+      );
+      const outcomes: BatchOutcome<CreateOutcome>[] = [];
+      for (const { task, event, admit } of batch) {
+        try {
+          const value = await tx.transaction((savepoint) =>
+            createLocked(savepoint, task, event, admit && (() => admit(this.#bind(savepoint)))),
+          );
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
+    });
+  }
+
+  /** Group commit's figures: batches committed and the creates in them. */
+  get groupCommit(): { batches: number; creates: number } {
+    return this.#creates.stats;
+  }
+
   onSignal(fn: (signal: StoreSignal, taskId: string) => void): () => void {
     this.#listener ??= new SignalListener(
       this.#clientConfig,
@@ -171,9 +212,14 @@ export class PostgresStore implements Store {
 
   /** Every query group on `db`: the pool, or one transaction. */
   #bind(db: PgDb): StoreQueries {
+    const records = taskRecordQueries(db, (tx) => this.#bind(tx));
     return {
       tasks: {
-        ...taskRecordQueries(db, (tx) => this.#bind(tx)),
+        ...records,
+        // Outside a transaction a create joins the next group commit; inside one it is part of it.
+        ...(db === this.#db
+          ? { createOrFind: (task, event, admit) => this.#creates.submit({ task, event, admit }) }
+          : {}),
         ...taskClaimQueries(db),
         ...taskStateQueries(db),
       },

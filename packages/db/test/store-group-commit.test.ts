@@ -1,0 +1,104 @@
+// Group commit, on both stores: creates that reach the store together are committed in one
+// transaction, each in its own savepoint, so a refused create (a limit) or a duplicate changes
+// nothing for the others; a create arriving while a batch commits waits for the next one.
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { STORE_KINDS, newTask, type OpenedStore } from './store-harness.ts';
+
+for (const kind of STORE_KINDS) {
+  describe(`group commit: ${kind.name}`, () => {
+    const opened: OpenedStore[] = [];
+    const open = async () => {
+      const o = await kind.open();
+      opened.push(o);
+      return o;
+    };
+    after(async () => {
+      for (const o of opened) await o.done();
+    });
+
+    test('one batch: a refused create and a duplicate change nothing for the others, all in one commit', async () => {
+      const { store } = await open();
+      const before = store.groupCommit;
+      const tasks = Array.from({ length: 6 }, (_, i) => newTask({ id: `tsk_batch_${i}`, dedupeKey: `key-${i}` }));
+      const duplicate = { ...tasks[0], id: 'tsk_batch_dup' };
+      const refused = tasks[3];
+      // All submitted in one turn of the event loop: one batch.
+      const settled = await Promise.allSettled([
+        ...tasks.map((task) =>
+          store.tasks.createOrFind(task, { message: 'Queued' }, async (tx) => {
+            // The admit runs inside the batch's transaction and sees the creates before it.
+            assert.ok((await tx.principals.activeTaskCount(task.owner)) >= 0);
+            if (task === refused) throw new Error('limit reached for this one');
+          }),
+        ),
+        store.tasks.createOrFind(duplicate, { message: 'Queued' }),
+      ]);
+      const after = store.groupCommit;
+      assert.equal(after.batches - before.batches, 1, 'one batch');
+      assert.equal(after.creates - before.creates, 7, 'holding all seven creates');
+
+      assert.equal(settled[3].status, 'rejected');
+      assert.match(String(settled[3].reason), /limit reached for this one/);
+      assert.equal(await store.tasks.get(refused.id), undefined, 'the refused create wrote nothing');
+      assert.deepEqual(await store.tasks.events(refused.id), []);
+      for (const i of [0, 1, 2, 4, 5]) {
+        const outcome = settled[i];
+        assert.equal(outcome.status, 'fulfilled', `create ${i} committed`);
+        assert.equal((outcome as PromiseFulfilledResult<{ created: boolean }>).value.created, true);
+        const row = await store.tasks.get(tasks[i].id);
+        assert.equal(row?.status, 'working');
+        assert.deepEqual(
+          (await store.tasks.events(tasks[i].id)).map((e) => e.kind),
+          ['created'],
+        );
+      }
+      // The duplicate, after its twin in the same batch, found the twin's row (same transaction).
+      const dup = settled[6] as PromiseFulfilledResult<{ task: { id: string }; created: boolean }>;
+      assert.equal(dup.status, 'fulfilled');
+      assert.deepEqual([dup.value.task.id, dup.value.created], [tasks[0].id, false]);
+      assert.equal(await store.tasks.get(duplicate.id), undefined);
+    });
+
+    test('a create arriving while a batch commits waits for the next batch, and both commit', async () => {
+      const { store } = await open();
+      const before = store.groupCommit;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let inFirstBatch!: () => void;
+      const firstBatchOpen = new Promise<void>((resolve) => (inFirstBatch = resolve));
+      const first = store.tasks.createOrFind(newTask({ id: 'tsk_first' }), { message: 'Queued' }, async () => {
+        inFirstBatch();
+        await held;
+      });
+      await firstBatchOpen;
+      // The first batch's transaction is open (its admit is waiting): this one must wait for the next.
+      const second = store.tasks.createOrFind(newTask({ id: 'tsk_second', dedupeKey: 'other' }), {
+        message: 'Queued',
+      });
+      let secondDone = false;
+      void second.then(() => (secondDone = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(secondDone, false, 'not committed while the first batch is open');
+      release();
+      assert.equal((await first).created, true);
+      assert.equal((await second).created, true);
+      assert.equal(store.groupCommit.batches - before.batches, 2, 'two batches');
+      assert.equal((await store.tasks.get('tsk_second'))?.status, 'working');
+    });
+
+    test('a create that fails its commit is refused, and the next batch commits', async () => {
+      const { store } = await open();
+      const taken = newTask({ id: 'tsk_taken' });
+      await store.tasks.createOrFind(taken, { message: 'Queued' });
+      // The same id again under other work: the insert fails in its savepoint (primary key), alone.
+      const clash = store.tasks.createOrFind({ ...taken, dedupeKey: 'different' }, { message: 'Queued' });
+      const fine = store.tasks.createOrFind(newTask({ id: 'tsk_fine', dedupeKey: 'fine' }), { message: 'Queued' });
+      const [clashed, committed] = await Promise.allSettled([clash, fine]);
+      assert.equal(clashed.status, 'rejected');
+      assert.equal(committed.status, 'fulfilled');
+      assert.equal((await store.tasks.get('tsk_fine'))?.status, 'working');
+      assert.equal((await store.tasks.get('tsk_taken'))?.dedupeKey, taken.dedupeKey);
+    });
+  });
+}
