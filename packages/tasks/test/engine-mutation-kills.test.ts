@@ -50,17 +50,31 @@ test('a kick that arrives while the claim loop runs makes it go round again', as
   const path = engines.freshPath();
   const { engine, store } = await engines.open(path, [job.handler], { concurrency: 2 });
   const { store: elsewhere } = await engines.open(path, [job.handler], { concurrency: 0 });
+  // A task another node holds, with a lease far ahead: nothing to claim yet.
+  await elsewhere.tasks.createOrFind(queued('tsk_late', 'job'), { message: 'q' });
+  const holder = { taskId: 'tsk_late', attempt: 1, claimedBy: 'inst_0ff@another-host:1' };
+  const sql = await testSql(elsewhere);
+  assert.equal(
+    await sql.run(
+      'UPDATE tasks SET claimed_by = ?, attempt = 1, lease_expires_at = ? WHERE id = ?',
+      holder.claimedBy,
+      Date.now() + 3_600_000,
+      holder.taskId,
+    ),
+    1,
+  );
   await engine.start();
   await listening(store);
   // The loop's claim has looked (on SQLite at once, in this call) and found nothing...
   const loop = engine.kick();
-  // ...then a task arrives through another connection (on SQLite its signal is not heard here)...
-  const created = elsewhere.tasks.createOrFind(queued('tsk_late', 'job'), { message: 'q' });
-  // ...and its kick, while the loop is still going.
+  // ...then the holder lets the task go through another connection (on SQLite at once, and its
+  // signal is not heard here; on PostgreSQL its NOTIFY is)...
+  const released = elsewhere.tasks.release(holder, 'let go');
+  // ...and a kick arrives while the loop is still going.
   void engine.kick();
-  await created;
+  assert.equal(await released, true);
   await loop;
-  await until(() => job.waiting() === 1, 'the late task to be claimed', 3_000);
+  await until(() => job.waiting() === 1, 'the released task to be claimed', 3_000);
 });
 
 test('an engine that was not started claims nothing, even when it answers a task back into the queue', async () => {
