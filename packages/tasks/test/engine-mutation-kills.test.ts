@@ -125,9 +125,9 @@ test('heartbeats keep an attempt that outlives its lease several times; a claim 
   await engine.start();
   const { task } = await engine.create({ owner: 'o', kind: 'long', input: { ms: 4 * leaseMs } });
   await until(() => engine.runningCount === 1, 'the attempt to start');
-  let done = false;
+  const over = new AbortController();
   const rivalry = (async () => {
-    while (!done) {
+    while (!over.signal.aborted) {
       await rival.kick();
       await sleep(leaseMs / 6);
     }
@@ -137,7 +137,7 @@ test('heartbeats keep an attempt that outlives its lease several times; a claim 
     assert.deepEqual([row?.status, row?.attempt, row?.claimedBy], ['completed', 1, engine.instanceId]);
     assert.equal(stop.reason, undefined);
   } finally {
-    done = true;
+    over.abort();
     await rivalry;
   }
 
