@@ -1,7 +1,8 @@
 // npm run bench:tasks [-- --seconds 10 --pollers 100 --creators 10 --burst 20 --base-ms 1000]
 // The task surface against its own ceiling, in one run, on this machine: tasks/get next to
 // /healthz on the same server; CreateTaskResult latency on a durable file (FULL, NORMAL) next to
-// :memory:; and the requests adaptive polling saves. Each figure comes from its own server process.
+// :memory:; the requests adaptive polling saves; and ours next to the official TS SDK 1.x server
+// (peer-phase.ts). Each figure comes from its own server process.
 // --store postgres|both: the stores side by side instead (store-comparison.ts).
 import Table from 'cli-table3';
 import { Command } from 'commander';
@@ -12,6 +13,7 @@ import { measureCeiling } from './ceiling-phase.ts';
 import { measurePolling } from './polling-phase.ts';
 import { measurePollingRate } from './polling-rate-phase.ts';
 import { compareStores, STORE_PHASES } from './store-comparison.ts';
+import { measurePeer, peerFailures, peerReport } from './peer-phase.ts';
 
 const program = new Command()
   .option('--seconds <n>', 'length of each load run', '10')
@@ -28,7 +30,10 @@ const program = new Command()
     '--postgres-url <url>',
     'with --store postgres|both: a durable PostgreSQL of your own (else the bench starts one)',
   )
-  .option('--only <phases>', 'comma-separated: get, create, rate, listen (sqlite); create, get, claim (postgres, both)')
+  .option(
+    '--only <phases>',
+    'comma-separated: get, create, rate, listen, peer (sqlite); create, get, claim (postgres, both)',
+  )
   .parse();
 const opts = program.opts<{
   seconds: string;
@@ -40,7 +45,7 @@ const opts = program.opts<{
   postgresUrl?: string;
   only?: string;
 }>();
-const SQLITE_PHASES = ['get', 'create', 'rate', 'listen'];
+const SQLITE_PHASES = ['get', 'create', 'rate', 'listen', 'peer'];
 if (!['sqlite', 'postgres', 'both'].includes(opts.store)) {
   console.error('--store must be sqlite, postgres or both');
   process.exit(2);
@@ -124,6 +129,16 @@ if (phases.has('get')) {
       pct(polling.workingViaSdk.perSecond, polling.healthz.perSecond),
     ),
     row(
+      'tasks/get 2025-11-25, task working',
+      polling.legacyWorking,
+      pct(polling.legacyWorking.perSecond, polling.healthz.perSecond),
+    ),
+    row(
+      '  same, every poll through the SDK (MCP_FAST_TASKS_GET=false)',
+      polling.legacyWorkingViaSdk,
+      pct(polling.legacyWorkingViaSdk.perSecond, polling.healthz.perSecond),
+    ),
+    row(
       `tasks/get, task completed (${Math.round(polling.completedBytes / 1024)} KiB result)`,
       polling.completed,
       pct(polling.completed.perSecond, polling.healthz.perSecond),
@@ -151,10 +166,14 @@ if (phases.has('get')) {
     target: '≥ 50 %',
   });
   failures += ceiling.healthz.failed + ceiling.poll.failed;
-  failures += [polling.healthz, polling.working, polling.workingViaSdk, polling.completed].reduce(
-    (n, f) => n + f.failed,
-    0,
-  );
+  failures += [
+    polling.healthz,
+    polling.working,
+    polling.workingViaSdk,
+    polling.legacyWorking,
+    polling.legacyWorkingViaSdk,
+    polling.completed,
+  ].reduce((n, f) => n + f.failed, 0);
 }
 
 if (phases.has('create')) {
@@ -249,6 +268,13 @@ if (phases.has('listen')) {
   console.log(
     `listening used ${Math.round(100 * (1 - perTask(waits[2]) / perTask(waits[1])))} % fewer requests per completed task than adaptive polling`,
   );
+}
+
+if (phases.has('peer')) {
+  const options = { seconds, warmupSeconds: 2, pollers: 50 };
+  const peer = await measurePeer(scenario, options, (line) => process.stderr.write(`${line}\n`));
+  console.log(`\n${peerReport(peer, options)}`);
+  failures += peerFailures(peer);
 }
 
 console.log('');

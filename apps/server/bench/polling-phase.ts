@@ -4,6 +4,7 @@ import type { Scenario } from '@reflow/seed';
 import { startBenchServer } from './bench-server.ts';
 import { runLoad, type LoadFigures } from './load.ts';
 import { mcpBody, mcpHeaders } from '../harness/mcp-wire.ts';
+import { legacyMcpBody, legacyMcpHeaders } from '../harness/mcp-wire-2025.ts';
 import { reflowStream } from './reflow-requests.ts';
 import { createReflowTask, waitTerminal } from './task-waits.ts';
 
@@ -13,6 +14,10 @@ export interface PollingFigures {
   completed: LoadFigures;
   /** The same polls with MCP_FAST_TASKS_GET=false: every one through a per-request SDK server. */
   workingViaSdk: LoadFigures;
+  /** The same polls from a 2025-11-25 client (no Mcp-Method; answered as an SSE event). */
+  legacyWorking: LoadFigures;
+  /** …and with MCP_FAST_TASKS_GET=false. */
+  legacyWorkingViaSdk: LoadFigures;
   /** Size of the completed task's tasks/get answer. */
   completedBytes: number;
   /** Size of a working task's tasks/get answer. */
@@ -36,7 +41,7 @@ export async function measurePolling(
   const next = reflowStream(scenario);
   const server = await startBenchServer(scenario.site, { database: 'file', dir: solver.dir, env: { WORKERS: '0' } });
   const working: string[] = [];
-  let figures: Omit<PollingFigures, 'workingViaSdk'>;
+  let figures: Omit<PollingFigures, 'workingViaSdk' | 'legacyWorkingViaSdk'>;
   try {
     for (let i = 0; i < options.connections; i++) working.push((await createReflowTask(server.mcpUrl, next())).taskId);
     const load = { url: server.mcpUrl, connections: options.connections, durationSeconds: options.seconds };
@@ -70,6 +75,7 @@ export async function measurePolling(
     figures = {
       healthz,
       working: await pollWorking(server.mcpUrl, working, options),
+      legacyWorking: await pollWorking(server.mcpUrl, working, options, 'legacy'),
       completed,
       completedBytes,
       workingBytes,
@@ -83,27 +89,33 @@ export async function measurePolling(
     env: { WORKERS: '0', MCP_FAST_TASKS_GET: 'false' },
   });
   try {
-    return { ...figures, workingViaSdk: await pollWorking(viaSdk.mcpUrl, working, options) };
+    return {
+      ...figures,
+      workingViaSdk: await pollWorking(viaSdk.mcpUrl, working, options),
+      legacyWorkingViaSdk: await pollWorking(viaSdk.mcpUrl, working, options, 'legacy'),
+    };
   } finally {
     await viaSdk.stop();
   }
 }
 
-/** A hundred waiting tasks, each poller asking about one after another of them. */
+/** A hundred waiting tasks, each poller asking about one after another of them (as a 2026-07-28 or a 2025-11-25 client). */
 function pollWorking(
   mcpUrl: string,
   taskIds: string[],
   options: { connections: number; seconds: number },
+  wire: 'modern' | 'legacy' = 'modern',
 ): Promise<LoadFigures> {
   return runLoad({
     url: mcpUrl,
     connections: options.connections,
     durationSeconds: options.seconds,
     method: 'POST',
-    cycle: taskIds.map((taskId) => ({
-      headers: mcpHeaders('tasks/get', taskId),
-      body: mcpBody('tasks/get', { taskId }),
-    })),
+    cycle: taskIds.map((taskId) =>
+      wire === 'legacy'
+        ? { headers: legacyMcpHeaders(), body: legacyMcpBody('tasks/get', { taskId }) }
+        : { headers: mcpHeaders('tasks/get', taskId), body: mcpBody('tasks/get', { taskId }) },
+    ),
     accept: (b) => b.includes('"status":"working"'),
   });
 }

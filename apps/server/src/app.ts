@@ -62,6 +62,7 @@ export async function buildApp(
     bodyLimit: config.BODY_LIMIT_BYTES,
     limits,
     fastTasksGet: config.MCP_FAST_TASKS_GET,
+    fastTaskCalls: config.MCP_FAST_TASK_CALLS,
   });
   return app;
 }

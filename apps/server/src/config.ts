@@ -80,6 +80,8 @@ export const configSchema = z
     SHUTDOWN_GRACE_MS: int(10_000, 0),
     /** Answers plain tasks/get polls without building a per-request MCP server; false only to compare (bench:tasks). */
     MCP_FAST_TASKS_GET: z.stringbool().default(true),
+    /** Answers plain creates (a task tool's tools/call) without building a per-request MCP server; false only to compare (bench:tasks). */
+    MCP_FAST_TASK_CALLS: z.stringbool().default(true),
     /** Registers the official MCP conformance suite's fixture tools (greet, slow_compute, …) too. Test use only. */
     MCP_CONFORMANCE_FIXTURES: z
       .enum(['0', '1', 'false', 'true'])

@@ -28,6 +28,7 @@ import { CreationLimitError, type CreationLimits } from './auth/creation-limits.
 import { callerOf } from './auth/principal-auth-info.ts';
 import type { Principal } from './auth/token-table.ts';
 import type { Services } from './services.ts';
+import { cachedJsonSchema } from './tools/cached-json-schema.ts';
 import { ListedTaskStore } from './tools/listed-task-store.ts';
 import { reflowToolArgsSchema, reflowToolOutputSchema } from './tools/reflow-schemas.ts';
 import { registerTaskStatusTools } from './tools/task-status-tools.ts';
@@ -41,18 +42,25 @@ const REFLOW_DESCRIPTION =
 
 export const SERVER_NAME = 'studio-reflow';
 
+// Schemas converted to JSON Schema once, not by every request's server.
+const NO_ARGS = cachedJsonSchema(z.object({}).strict());
+const LIST_BOOKINGS_ARGS = cachedJsonSchema(listBookingsArgsSchema);
+const REVERT_ARGS = cachedJsonSchema(
+  z.object({ taskId: z.string().min(1).max(200).describe('The reflow_month task to revert') }).strict(),
+);
+const REVERT_RESULT = cachedJsonSchema(revertResultSchema);
+
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
 export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
   return (ctx: McpRequestContext) => {
     const { caller, store } = callerTasks(services, ctx.authInfo);
     const principalOf = () => caller.id;
-    const admit = async (tx: StoreQueries) => guard(async () => limits?.admit(tx, caller));
     const mcp = new McpServer({ name: SERVER_NAME, version });
     mcp.registerTool(
       'list_rooms',
       {
         description: 'The rooms of the site: capacity, features and opening hours',
-        inputSchema: z.object({}).strict(),
+        inputSchema: NO_ARGS,
       },
       async () => {
         const rooms = await listRooms(services.store);
@@ -66,93 +74,108 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     );
     mcp.registerTool(
       'list_bookings',
-      { description: 'Bookings of a month, optionally in one room', inputSchema: listBookingsArgsSchema },
+      { description: 'Bookings of a month, optionally in one room', inputSchema: LIST_BOOKINGS_ARGS },
       async (args) => {
         const result = await guard(async () => listBookings(args, services.store));
         return { content: [{ type: 'text', text: `${result.bookings.length} bookings` }], structuredContent: result };
       },
     );
     registerTaskStatusTools(mcp, store, principalOf);
-    const reflowMonth: TaskToolDefinition<z.infer<typeof reflowToolArgsSchema>> = {
-      title: 'Reflow a month',
-      description: REFLOW_DESCRIPTION,
-      inputSchema: reflowToolArgsSchema,
-      outputSchema: reflowToolOutputSchema,
-      // The approval question waits for an answer through tasks/update: only a task can carry it.
-      taskOnly: (args) => args.confirm === true,
-      start: async ({ background: _, ...args }, call) => {
-        // Only the 2026-07-28 extension's tasks can wait for the answer (tasks/update).
-        if (args.confirm && !call.canAskForInput)
-          throw new ProtocolError(
-            ProtocolErrorCode.InvalidParams,
-            `confirm: true waits for an approval answered through tasks/update, which the 2025-11-25 task API does not have; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension, or call without confirm`,
-          );
-        // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
-        if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
-          throw new MissingRequiredClientCapabilityError(
-            { requiredCapabilities: { elicitation: { form: {} } } },
-            'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
-          );
-        const input = withApprovalPolicy(
-          await guard(async () => resolveReflowArgs(args, services.store)),
-          services,
-          caller,
-        );
-        const { task } = await services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
-        return toTaskView(task);
-      },
-      run: async ({ background, ...args }, call) => {
-        // Clients without the extension get the same durable task, waited for here.
-        if (args.confirm)
-          throw new Error(
-            `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
-          );
-        const input = withApprovalPolicy(
-          await guard(async () => resolveReflowArgs(args, services.store)),
-          services,
-          caller,
-        );
-        const { task, created } = await services.engine.create({
-          owner: call.principal,
-          kind: REFLOW_KIND,
-          input,
-          admit,
-        });
-        if (background) return backgroundAnswer(toTaskView(task));
-        // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
-        // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
-        const cancelWithRequest = () => {
-          // A store that cannot be reached now fails the wait below too, which answers the call.
-          if (created) services.engine.cancel(task.id, call.principal).catch(() => undefined);
-        };
-        if (call.signal.aborted) cancelWithRequest();
-        call.signal.addEventListener('abort', cancelWithRequest, { once: true });
-        void call.reportProgress(task.statusMessage ?? 'Queued');
-        const done = await services.engine
-          .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
-          .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
-        if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
-        if (done.status === 'completed') return JSON.parse(done.result!);
-        if (done.status === 'failed')
-          throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
-        return {
-          content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }],
-          isError: true,
-        };
-      },
-    };
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
     const tasks =
       ctx.era === 'legacy'
         ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local })
         : new TasksExtension({ store, principal: principalOf });
-    tasks.tool('reflow_month', reflowMonth);
-    tasks.tool('revert_reflow', revertReflowTool(services, caller));
+    for (const [name, tool] of taskToolsFor(services, caller, limits)) tasks.tool(name, tool);
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
     if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
     return mcp;
   };
+}
+
+/**
+ * The task tools a caller may call (reflow_month, revert_reflow), by name: registered on every
+ * request's server, and answered directly by the create's fast path (routes/mcp.ts).
+ */
+export function taskToolsFor(
+  services: Services,
+  caller: Principal,
+  limits?: CreationLimits,
+): Map<string, TaskToolDefinition<any>> {
+  const admit = async (tx: StoreQueries) => guard(async () => limits?.admit(tx, caller));
+  const reflowMonth: TaskToolDefinition<z.infer<typeof reflowToolArgsSchema>> = {
+    title: 'Reflow a month',
+    description: REFLOW_DESCRIPTION,
+    inputSchema: reflowToolArgsSchema,
+    outputSchema: reflowToolOutputSchema,
+    // The approval question waits for an answer through tasks/update: only a task can carry it.
+    taskOnly: (args) => args.confirm === true,
+    start: async ({ background: _, ...args }, call) => {
+      // Only the 2026-07-28 extension's tasks can wait for the answer (tasks/update).
+      if (args.confirm && !call.canAskForInput)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `confirm: true waits for an approval answered through tasks/update, which the 2025-11-25 task API does not have; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension, or call without confirm`,
+        );
+      // The approval question is a form-mode elicitation: ask it only of a client that said it can answer one.
+      if (args.confirm && !acceptsFormElicitation(call.clientCapabilities))
+        throw new MissingRequiredClientCapabilityError(
+          { requiredCapabilities: { elicitation: { form: {} } } },
+          'confirm: true asks for approval through a form-mode elicitation, which this request did not declare in its client capabilities',
+        );
+      const input = withApprovalPolicy(
+        await guard(async () => resolveReflowArgs(args, services.store)),
+        services,
+        caller,
+      );
+      const { task } = await services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+      return toTaskView(task);
+    },
+    run: async ({ background, ...args }, call) => {
+      // Clients without the extension get the same durable task, waited for here.
+      if (args.confirm)
+        throw new Error(
+          `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
+        );
+      const input = withApprovalPolicy(
+        await guard(async () => resolveReflowArgs(args, services.store)),
+        services,
+        caller,
+      );
+      const { task, created } = await services.engine.create({
+        owner: call.principal,
+        kind: REFLOW_KIND,
+        input,
+        admit,
+      });
+      if (background) return backgroundAnswer(toTaskView(task));
+      // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
+      // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
+      const cancelWithRequest = () => {
+        // A store that cannot be reached now fails the wait below too, which answers the call.
+        if (created) services.engine.cancel(task.id, call.principal).catch(() => undefined);
+      };
+      if (call.signal.aborted) cancelWithRequest();
+      call.signal.addEventListener('abort', cancelWithRequest, { once: true });
+      void call.reportProgress(task.statusMessage ?? 'Queued');
+      const done = await services.engine
+        .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
+        .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
+      if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
+      if (done.status === 'completed') return JSON.parse(done.result!);
+      if (done.status === 'failed')
+        throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
+      return {
+        content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }],
+        isError: true,
+      };
+    },
+  };
+  return new Map<string, TaskToolDefinition<any>>([
+    ['reflow_month', reflowMonth],
+    ['revert_reflow', revertReflowTool(services, caller)],
+  ]);
 }
 
 /**
@@ -188,8 +211,8 @@ function revertReflowTool(services: Services, caller: Principal): TaskToolDefini
       'Undo a completed reflow_month that applied its moves, when the room comes back: each booking it moved goes back to its ' +
       'original room and time if still where the reflow put it and the slot is free; bookings it marked needs_rebooking are ' +
       'confirmed again in their slot if free. What cannot go back is reported with the reason. Once per reflow; for its owner or an operator.',
-    inputSchema: z.object({ taskId: z.string().min(1).max(200).describe('The reflow_month task to revert') }).strict(),
-    outputSchema: revertResultSchema,
+    inputSchema: REVERT_ARGS,
+    outputSchema: REVERT_RESULT,
     start: async ({ taskId }) => toTaskView(await start(taskId)),
     run: async ({ taskId }, call) => {
       const task = await start(taskId);

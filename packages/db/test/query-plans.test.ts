@@ -58,7 +58,12 @@ test('hot task and booking queries use indexes', () => {
     });
     statements.length = 0; // only what the server runs from here on is checked
 
-    for (let i = 0; i < 3; i++) q.tasks.createOrFind(row(`tsk_${i}`, now + i), { message: 'queued' }, now + i);
+    // A create: its duplicate check, then its insert (the store runs them in one transaction).
+    for (let i = 0; i < 3; i++) {
+      const r = row(`tsk_${i}`, now + i);
+      q.tasks.findWorkingDuplicate(r.owner, r.kind, r.dedupeKey, now + i);
+      q.tasks.insert(r, { message: 'queued' });
+    }
     q.tasks.poll('tsk_2');
     q.tasks.get('tsk_2');
     q.tasks.queueDepth(now);

@@ -4,7 +4,9 @@ export { TasksExtension, type TasksExtensionOptions } from './tasks-extension.ts
 export type { TaskToolDefinition, ToolCall } from './task-tools.ts';
 export type { TaskError, TaskStatus, TaskStore, TaskView } from './task-store.ts';
 export { TaskListenRouter, type TaskFollower, type TaskListenOptions, type TaskListenRequest } from './task-listen.ts';
-export { answerTasksGet, type ServerInfo, type TasksGetRequest } from './tasks-get-fast-path.ts';
+export { answerTasksGet, type TasksGetRequest } from './tasks-get-fast-path.ts';
+export { type DirectRequest, type ServerInfo } from './direct-request.ts';
+export { answerTaskToolCall } from './task-call-fast-path.ts';
 export {
   TASKS_EXTENSION_ID,
   CLIENT_CAPABILITIES_META_KEY,
@@ -14,4 +16,11 @@ export {
   getTaskResult,
 } from './wire.ts';
 export { LegacyTasks, type LegacyTaskStore, type LegacyTasksOptions } from './legacy-tasks.ts';
+export {
+  LEGACY_POLL_REVISION,
+  answerLegacyTaskPoll,
+  type LegacyPollAnswer,
+  type LegacyPollCaller,
+  type LegacyPollRequest,
+} from './legacy-tasks-poll.ts';
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';

@@ -44,6 +44,9 @@ export interface LegacyTasksOptions {
   resultPollMs?: number;
 }
 
+/** tasks/list's page size unless told otherwise (the direct poll path pages the same way). */
+export const LEGACY_TASKS_PAGE_SIZE = 50;
+
 const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).passthrough();
 const ListParams = z.object({ cursor: z.string().max(500).optional() }).passthrough();
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -61,7 +64,13 @@ export class LegacyTasks {
   readonly #attached = new WeakSet<McpServer>();
 
   constructor(options: LegacyTasksOptions) {
-    this.#o = { pageSize: 50, resultPollMs: 200, principal: principalFromAuth, identifiesRequestors: true, ...options };
+    this.#o = {
+      pageSize: LEGACY_TASKS_PAGE_SIZE,
+      resultPollMs: 200,
+      principal: principalFromAuth,
+      identifiesRequestors: true,
+      ...options,
+    };
   }
 
   tool<Args>(name: string, definition: TaskToolDefinition<Args>): this {

@@ -10,7 +10,7 @@ import {
   SUBSCRIPTION_ID_META_KEY,
 } from '@modelcontextprotocol/server';
 import type { TaskView } from './task-store.ts';
-import type { ServerInfo } from './tasks-get-fast-path.ts';
+import type { ServerInfo } from './direct-request.ts';
 import { declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
 
 const MAX_TASK_IDS = 100;

@@ -1,27 +1,10 @@
-import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
 import type { TaskView } from './task-store.ts';
-import { declaresTasks, getTaskResult } from './wire.ts';
+import { plainModernRequest, SERVER_INFO_META_KEY, type DirectRequest, type ServerInfo } from './direct-request.ts';
+import { getTaskResult } from './wire.ts';
 
-/** The revisions whose tasks/get this answers; anything else goes the SDK's way. */
-const SERVED_REVISIONS = new Set(['2026-07-28']);
 const MAX_TASK_ID_LENGTH = 200;
-const MAX_REMEMBERED_ENVELOPES = 1_000;
-/** jsonrpc, id, method, params. */
-const REQUEST_MEMBERS = 4;
 
-export interface TasksGetRequest {
-  /** The parsed JSON body. */
-  body: unknown;
-  headers: { contentType?: string; accept?: string; protocolVersion?: string; method?: string; name?: string };
-}
-
-/** The server's name and version, which the SDK stamps on every 2026-07-28 result's _meta. */
-export interface ServerInfo {
-  name: string;
-  version: string;
-}
-
-const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+export type TasksGetRequest = DirectRequest;
 
 /**
  * The poll, answered without building a per-request server: a well-formed 2026-07-28 tasks/get
@@ -35,19 +18,10 @@ export async function answerTasksGet(
   lookup: (taskId: string) => Promise<TaskView | undefined>,
   serverInfo: ServerInfo,
 ): Promise<string | undefined> {
-  const { body, headers } = request;
-  if (headers.method?.trim() !== 'tasks/get' || headers.protocolVersion === undefined) return undefined;
-  if (!isJsonContentType(headers.contentType ?? null)) return undefined;
-  if (!headers.accept?.includes('application/json') || !headers.accept.includes('text/event-stream')) return undefined;
-  if (!isPlainObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tasks/get' || !isPlainObject(body.params))
-    return undefined;
-  // Exactly a request's members: anything beside them (an extra member, `result` or `error` beside
-  // `method`) makes it something the SDK must judge. The verdict cached below covers only the envelope.
-  if (Object.keys(body).length !== REQUEST_MEMBERS) return undefined;
-  const id = body.id;
-  // Only ids no JSON-RPC reader can disagree on: strings and integers that round-trip exactly.
-  if (!(typeof id === 'string' || Number.isSafeInteger(id))) return undefined;
-  const { taskId, _meta: meta, ...otherParams } = body.params;
+  const plain = plainModernRequest(request, 'tasks/get');
+  if (!plain) return undefined;
+  const { id, params, headers } = plain;
+  const { taskId, _meta: _, ...otherParams } = params;
   if (
     typeof taskId !== 'string' ||
     taskId.length === 0 ||
@@ -57,7 +31,6 @@ export async function answerTasksGet(
     return undefined;
   // The Mcp-Name header must name this task verbatim (an encoded or mismatched one is the SDK's to judge).
   if (headers.name?.trim() !== taskId) return undefined;
-  if (!isPlainObject(meta) || !declaresTasks(meta) || !envelopeServed(body, headers, meta)) return undefined;
   // The poll is the hottest path: one lookup (one store read), after every check that needs none.
   const task = await lookup(taskId);
   if (!task) return undefined;
@@ -81,40 +54,4 @@ function resultJson(stored: Record<string, unknown>, inlined: Record<string, unk
     resultTexts.set(stored, text);
   }
   return text;
-}
-
-/**
- * Whether the SDK's own classifier routes this request to the modern era we serve. Its verdict
- * depends only on the headers and the envelope (the rest of the request was checked above), and a
- * poller repeats both on every poll: the verdict is remembered per (headers, envelope), which
- * saves a schema validation per poll.
- */
-const verdicts = new Map<string, boolean>();
-
-function envelopeServed(
-  body: Record<string, unknown>,
-  headers: TasksGetRequest['headers'],
-  meta: Record<string, unknown>,
-): boolean {
-  const key = `${headers.protocolVersion}\n${headers.method}\n${JSON.stringify(meta)}`;
-  let served = verdicts.get(key);
-  if (served === undefined) {
-    const route = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: headers.protocolVersion,
-      mcpMethodHeader: headers.method,
-      body,
-    });
-    served =
-      route.kind === 'modern' &&
-      route.messageKind === 'request' &&
-      SERVED_REVISIONS.has(route.classification.revision ?? '');
-    if (verdicts.size >= MAX_REMEMBERED_ENVELOPES) verdicts.delete(verdicts.keys().next().value!);
-    verdicts.set(key, served);
-  }
-  return served;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

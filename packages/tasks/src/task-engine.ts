@@ -226,9 +226,13 @@ export class TaskEngine {
     return outcome;
   }
 
-  /** The poll interval for a task created now (of `kind`, when known): behind the whole queue. */
+  /**
+   * The poll interval for a task created now (of `kind`, when known): behind the whole queue, as of
+   * the queue snapshot polls use (at most a quarter second old). A count per create grew with the
+   * queue and was most of a create's cost under load.
+   */
   async pollIntervalMs(kind?: string): Promise<number> {
-    const ahead = await this.store.tasks.queueDepth();
+    const ahead = await this.#queue.ahead({ createdAt: Number.POSITIVE_INFINITY, id: '' }, this.#o.now());
     return this.#pollInterval({
       ahead,
       running: false,

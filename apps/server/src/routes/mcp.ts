@@ -1,10 +1,16 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
-import { answerTasksGet, TaskListenRouter } from '@reflow/mcp-tasks';
+import {
+  answerLegacyTaskPoll,
+  answerTaskToolCall,
+  answerTasksGet,
+  LEGACY_POLL_REVISION,
+  TaskListenRouter,
+} from '@reflow/mcp-tasks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
-import { callerTasks, mcpServerFactory, SERVER_NAME } from '../mcp-server.ts';
+import { callerTasks, mcpServerFactory, SERVER_NAME, taskToolsFor } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.ts';
 
@@ -14,8 +20,10 @@ export interface McpRouteOptions {
   bodyLimit: number;
   /** Per-principal limits on creating tasks. */
   limits?: CreationLimits;
-  /** Answer plain tasks/get polls without a per-request server (the default; off only to compare). */
+  /** Answer plain tasks/get polls (2026-07-28 and 2025-11-25) without a per-request server (the default; off only to compare). */
   fastTasksGet?: boolean;
+  /** Answer plain creates (a task tool's tools/call) without a per-request server (the default; off only to compare). */
+  fastTaskCalls?: boolean;
 }
 
 /**
@@ -85,12 +93,46 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply.type('application/json').send(answer);
       }
     }
+    // The same poll from a 2025-era client (tasks/get, and tasks/list where it is served): no Mcp-Method header there.
+    if (
+      options.fastTasksGet !== false &&
+      parsedBody !== undefined &&
+      request.headers['mcp-protocol-version'] === LEGACY_POLL_REVISION
+    ) {
+      const { caller, store } = callerTasks(services, authInfo);
+      // As the SDK path's LegacyTasks: the caller's id, and tasks/list only where requestors are told apart.
+      const answer = await answerLegacyTaskPoll(
+        { body: parsedBody, headers: mcpHeaders(request) },
+        { principal: caller.id, store, listable: !caller.local },
+      );
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: answer.method, path: 'direct' });
+        return reply.code(answer.status).headers(answer.headers).send(answer.body);
+      }
+    }
     // The client hanging up before the answer is written cancels the request (2026-07-28
     // transports/cancellation): the SDK aborts the handler's signal when this one aborts.
     const hangUp = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
     });
+
+    // The create every task-declaring client sends: answered here when it is a plain one.
+    if (options.fastTaskCalls !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tools/call') {
+      const { caller } = callerTasks(services, authInfo);
+      const tools = taskToolsFor(services, caller, options.limits);
+      const answer = await answerTaskToolCall(
+        { body: parsedBody, headers: mcpHeaders(request) },
+        (name) => tools.get(name),
+        { principal: caller.id, signal: hangUp.signal },
+        serverInfo,
+      );
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
+        // The SDK's media type exactly: Fastify adds a charset to a string's, not to a Buffer's.
+        return reply.header('content-type', 'application/json').send(Buffer.from(answer));
+      }
+    }
 
     if (parsedBody !== undefined && request.headers['mcp-method'] === 'subscriptions/listen') {
       const { caller, store } = callerTasks(services, authInfo);
@@ -177,5 +219,6 @@ function mcpHeaders(request: FastifyRequest) {
     protocolVersion: one('mcp-protocol-version'),
     method: one('mcp-method'),
     name: one('mcp-name'),
+    sessionId: one('mcp-session-id'),
   };
 }

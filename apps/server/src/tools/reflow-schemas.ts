@@ -1,6 +1,7 @@
 // reflow_month's wire schemas as the MCP tools publish them, built on the use case's own schemas.
 import { reflowArgsSchema, reflowResultSchema } from '@reflow/reflow';
 import { z } from 'zod';
+import { cachedJsonSchema } from './cached-json-schema.ts';
 
 export const backgroundHandleSchema = z
   .object({
@@ -13,23 +14,29 @@ export const backgroundHandleSchema = z
   .describe('Present only when called with background:true: the task to follow with reflow_status');
 
 /** reflow_month's arguments: the use case's, plus `background` for hosts that speak no task protocol. */
-export const reflowToolArgsSchema = reflowArgsSchema.extend({
-  background: z
-    .boolean()
-    .optional()
-    .describe('Start the reflow and answer at once with its task id instead of waiting; follow it with reflow_status'),
-});
+export const reflowToolArgsSchema = cachedJsonSchema(
+  reflowArgsSchema.extend({
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        'Start the reflow and answer at once with its task id instead of waiting; follow it with reflow_status',
+      ),
+  }),
+);
 
 /**
  * The full result, or (background:true) only `background`. The published JSON Schema lists every
  * field as optional so either answer validates in any client; the server checks the either-or.
  */
-export const reflowToolOutputSchema = reflowResultSchema
-  .partial()
-  .extend({ background: backgroundHandleSchema.optional() })
-  .refine((v) => (v.background ? Object.keys(v).length === 1 : reflowResultSchema.safeParse(v).success), {
-    message: 'either the full reflow result or only the background task handle',
-  });
+export const reflowToolOutputSchema = cachedJsonSchema(
+  reflowResultSchema
+    .partial()
+    .extend({ background: backgroundHandleSchema.optional() })
+    .refine((v) => (v.background ? Object.keys(v).length === 1 : reflowResultSchema.safeParse(v).success), {
+      message: 'either the full reflow result or only the background task handle',
+    }),
+);
 
 /** What reflow_status answers: the task, and when it completed, the reflow result. */
 export const taskStatusSchema = z.object({

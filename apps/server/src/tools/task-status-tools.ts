@@ -4,11 +4,12 @@
 import type { McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { TaskStore, TaskView } from '@reflow/mcp-tasks';
 import { z } from 'zod';
+import { cachedJsonSchema } from './cached-json-schema.ts';
 import { taskStatusSchema } from './reflow-schemas.ts';
 
-const taskIdArgs = z
-  .object({ taskId: z.string().min(1).max(200).describe('The task id reflow_month answered with (tsk_…)') })
-  .strict();
+const taskIdArgs = cachedJsonSchema(
+  z.object({ taskId: z.string().min(1).max(200).describe('The task id reflow_month answered with (tsk_…)') }).strict(),
+);
 
 const STATUS_DESCRIPTION =
   'Check on a reflow started with reflow_month {background:true}. While status is "working", wait about ' +

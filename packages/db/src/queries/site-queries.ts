@@ -15,13 +15,16 @@ export interface SiteData {
 }
 
 export function siteQueries(db: Db) {
+  // Prepared once: every reflow_month call checks its rooms against these.
+  const siteRow = db.select().from(site).prepare();
+  const allRooms = db.select().from(rooms).orderBy(asc(rooms.id)).prepare();
   return {
     getSite(): SiteRow | undefined {
-      return db.select().from(site).get();
+      return siteRow.get();
     },
 
     listRooms(): RoomRow[] {
-      return db.select().from(rooms).orderBy(asc(rooms.id)).all();
+      return allRooms.all();
     },
 
     bookingCount(): number {
