@@ -27,6 +27,8 @@ export interface LoadFigures {
   p50Ms: number;
   p99Ms: number;
   failed: number;
+  /** Creates per group commit over the run, where the server's /metrics was read (creates only). */
+  meanBatch?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {

@@ -26,8 +26,10 @@ export interface PeerOptions {
 export interface PeerFigures {
   /** 2025-11-25 create with 1 and 10 connections. */
   create2025: { ours: LoadFigures; peer: LoadFigures }[];
-  /** Ours only: the 2026-07-28 create with 1 and 10 connections. */
+  /** Ours only: the 2026-07-28 create with 1 and 10 connections, behind busy workers. */
   create2026: LoadFigures[];
+  /** The same on an accept-only node (WORKERS=0): no solver thread shares the two cores with the creates. */
+  create2026AcceptOnly: LoadFigures[];
   get2025: { ours: LoadFigures; peer: LoadFigures };
 }
 
@@ -91,28 +93,44 @@ export async function create2025(start: () => Promise<Target>, connections: numb
   }
 }
 
-/** Ours on its own wire, as create-phase.ts measures it. */
-async function create2026(scenario: Scenario, connections: number, options: PeerOptions) {
-  const target = await oursBusy(scenario);
+/** The server's group-commit counters (ours only): commits, and creates in them. */
+async function groupCommits(mcpUrl: string): Promise<{ commits: number; creates: number }> {
+  const text = await (await fetch(mcpUrl.replace(/\/mcp$/, '/metrics'))).text();
+  const counter = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    commits: counter('reflow_task_create_commits_total'),
+    creates: counter('reflow_task_creates_committed_total'),
+  };
+}
+
+/** Ours on its own wire, as create-phase.ts measures it; with the measured run's creates per group commit. */
+async function create2026(start: () => Promise<Target>, connections: number, options: PeerOptions) {
+  const target = await start();
   try {
-    return await warmThenMeasure(
-      (seconds) =>
-        runLoad({
-          url: target.mcpUrl,
-          connections,
-          durationSeconds: seconds,
-          method: 'POST',
-          build: () => ({
-            headers: mcpHeaders('tools/call', 'reflow_month'),
-            body: mcpBody('tools/call', { name: 'reflow_month', arguments: target.args() }),
-          }),
-          accept: (b) => b.includes('"resultType":"task"'),
-        }),
-      options,
-    );
+    let before = { commits: 0, creates: 0 };
+    const figures = await warmThenMeasure(async (seconds) => {
+      before = await groupCommits(target.mcpUrl);
+      return measureCreate2026(target, connections, seconds);
+    }, options);
+    const after = await groupCommits(target.mcpUrl);
+    return { ...figures, meanBatch: (after.creates - before.creates) / (after.commits - before.commits) };
   } finally {
     await target.stop();
   }
+}
+
+function measureCreate2026(target: Target, connections: number, seconds: number) {
+  return runLoad({
+    url: target.mcpUrl,
+    connections,
+    durationSeconds: seconds,
+    method: 'POST',
+    build: () => ({
+      headers: mcpHeaders('tools/call', 'reflow_month'),
+      body: mcpBody('tools/call', { name: 'reflow_month', arguments: target.args() }),
+    }),
+    accept: (b) => b.includes('"resultType":"task"'),
+  });
 }
 
 /** 2025-11-25 tasks/get, the pollers going round the same working tasks, a fresh id each request. */
@@ -163,9 +181,13 @@ export async function measurePeer(
     });
   }
   const create2026Figures: LoadFigures[] = [];
+  const acceptOnlyFigures: LoadFigures[] = [];
   for (const connections of CREATE_CONNECTIONS) {
-    progress(`peer: create (2026-07-28, ours only), ${connections} connection(s)…`);
-    create2026Figures.push(await create2026(scenario, connections, options));
+    progress(
+      `peer: create (2026-07-28, ours only), ${connections} connection(s), behind busy workers, then accept-only…`,
+    );
+    create2026Figures.push(await create2026(() => oursBusy(scenario), connections, options));
+    acceptOnlyFigures.push(await create2026(() => ours(scenario, { WORKERS: '0' }), connections, options));
   }
   progress(`peer: tasks/get (2025-11-25) of a working task, ${options.pollers} connections, ours then the peer…`);
   // WORKERS=0 (accept-only), as the polling phase: ours' tasks stay queued, so working, and no
@@ -174,7 +196,12 @@ export async function measurePeer(
     ours: await get2025(() => ours(scenario, { WORKERS: '0' }), options),
     peer: await get2025(sdk1PeerTarget, options),
   };
-  return { create2025: create2025Figures, create2026: create2026Figures, get2025: get };
+  return {
+    create2025: create2025Figures,
+    create2026: create2026Figures,
+    create2026AcceptOnly: acceptOnlyFigures,
+    get2025: get,
+  };
 }
 
 /** Every load run's failed requests (non-2xx, errors, timeouts, answers that are not a task). */
@@ -182,6 +209,7 @@ export function peerFailures(figures: PeerFigures): number {
   const all = [
     ...figures.create2025.flatMap((f) => [f.ours, f.peer]),
     ...figures.create2026,
+    ...figures.create2026AcceptOnly,
     figures.get2025.ours,
     figures.get2025.peer,
   ];
@@ -192,7 +220,8 @@ export function peerFailures(figures: PeerFigures): number {
 export function peerReport(figures: PeerFigures, options: PeerOptions): string {
   const rate = (f: LoadFigures) => `${Math.round(f.perSecond).toLocaleString('en')}/s`;
   const ratio = (a: LoadFigures, b: LoadFigures) => `${(a.perSecond / b.perSecond).toFixed(2)}×`;
-  const detail = (f: LoadFigures) => `${f.p99Ms.toFixed(1)} ms, ${f.failed}`;
+  const detail = (f: LoadFigures) =>
+    `${f.p99Ms.toFixed(1)} ms, ${f.failed}${f.meanBatch === undefined ? '' : `; ${f.meanBatch.toFixed(1)} creates per commit`}`;
   const at = (n: number) => (n === 1 ? '1 at a time' : `${n} at once`);
   const table = new Table({
     head: ['measurement', 'ours', 'SDK 1.x peer', 'ours/peer', 'ours: p99, failed', 'peer: p99, failed'],
@@ -202,18 +231,15 @@ export function peerReport(figures: PeerFigures, options: PeerOptions): string {
     const { ours: o, peer: p } = figures.create2025[i];
     table.push([`create, ${at(n)} (2025-11-25)`, rate(o), rate(p), ratio(o, p), detail(o), detail(p)]);
   });
-  CREATE_CONNECTIONS.forEach((n, i) => {
-    const o = figures.create2026[i];
-    const p = figures.create2025[i].peer;
-    table.push([
-      `create, ${at(n)} (ours on 2026-07-28)`,
-      rate(o),
-      `${rate(p)} (2025-11-25)`,
-      ratio(o, p),
-      detail(o),
-      '',
-    ]);
-  });
+  for (const [label, rows] of [
+    ['ours on 2026-07-28', figures.create2026],
+    ['ours on 2026-07-28, accept-only node', figures.create2026AcceptOnly],
+  ] as const)
+    CREATE_CONNECTIONS.forEach((n, i) => {
+      const o = rows[i];
+      const p = figures.create2025[i].peer;
+      table.push([`create, ${at(n)} (${label})`, rate(o), `${rate(p)} (2025-11-25)`, ratio(o, p), detail(o), '']);
+    });
   const { ours: o, peer: p } = figures.get2025;
   table.push([
     `tasks/get, task working, ${options.pollers} pollers (2025-11-25)`,
@@ -230,5 +256,7 @@ export function peerReport(figures: PeerFigures, options: PeerOptions): string {
     table.toString(),
     'The peer keeps its tasks in memory and loses every one on restart; ours has committed each task to disk',
     'before answering. The peer speaks only 2025-11-25: the 2026-07-28 rows set ours on its own wire against it.',
+    'Accept-only (WORKERS=0, a front-door node of a cluster): its tasks wait for a node with workers, so no solver',
+    "thread takes the two cores from the creates, as the peer's timer takes none.",
   ].join('\n');
 }

@@ -177,8 +177,10 @@ test(
         const ids: string[] = [];
 
         if (mode === 'after-create') {
-          // Kill the moment the first CreateTaskResult arrives; the others are still in flight.
-          const first = await Promise.race(batch.map(async (dry) => submit(url, await randomReflow(dry))));
+          // Kill the moment the first CreateTaskResult arrives; the others are still in flight. Several
+          // at once, so creates share a group commit and the kill lands while the next one is forming.
+          const creates = [...batch, ...Array.from({ length: random.int(2, 5) }, () => random.chance(0.35))];
+          const first = await Promise.race(creates.map(async (dry) => submit(url, await randomReflow(dry))));
           await server.kill();
           if (first) counts.killedAfterCreate++;
         } else {

@@ -44,6 +44,9 @@ test('queued tasks show as queue depth; an accept-only process reports its pool 
   assert.equal(sample(text, 'reflow_tasks{status="working"}'), 2);
   assert.equal(sample(text, 'reflow_task_queue_depth'), 2);
   assert.equal(sample(text, 'reflow_worker_pool_utilisation'), 1);
+  // One at a time: each create its own group commit.
+  assert.equal(sample(text, 'reflow_task_creates_committed_total'), 2);
+  assert.equal(sample(text, 'reflow_task_create_commits_total'), 2);
 });
 
 test('JSON log lines about a task carry its id, and request lines the request id', async (t) => {

@@ -177,6 +177,7 @@ export class TaskEngine {
       { message, data: { by: request.owner } },
       request.admit ? (tx) => request.admit!(tx) : undefined,
     );
+    if (result.created) this.#queue.noteQueued(1);
     if (result.created && this.#started) queueMicrotask(() => void this.kick());
     return result;
   }
@@ -227,12 +228,12 @@ export class TaskEngine {
   }
 
   /**
-   * The poll interval for a task created now (of `kind`, when known): behind the whole queue, as of
-   * the queue snapshot polls use (at most a quarter second old). A count per create grew with the
-   * queue and was most of a create's cost under load.
+   * The poll interval for a task created now (of `kind`, when known): behind the whole queue, from
+   * the queue snapshot polls use (at most a quarter second old) and what this node queued and claimed
+   * since. A count per create grew with the queue and was most of a create's cost under load.
    */
   async pollIntervalMs(kind?: string): Promise<number> {
-    const ahead = await this.#queue.ahead({ createdAt: Number.POSITIVE_INFINITY, id: '' }, this.#o.now());
+    const ahead = await this.#queue.depth(this.#o.now());
     return this.#pollInterval({
       ahead,
       running: false,
@@ -357,6 +358,7 @@ export class TaskEngine {
   }
 
   #launch(row: TaskRow): void {
+    this.#queue.noteQueued(-1);
     const handler = this.#handlers.get(row.kind);
     const abort = new AbortController();
     this.#running.set(row.id, abort);

@@ -68,6 +68,25 @@ export function watchServices(
       this.set(await services.store.tasks.queueDepth());
     },
   });
+  // Counters kept by the store, read at scrape: creates over batches is the mean group-commit size.
+  new Counter({
+    name: 'reflow_task_create_commits_total',
+    help: 'Group commits of task creates by this process: transactions (one fsync or COMMIT each) that held one or more creates',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(services.store.groupCommit.batches);
+    },
+  });
+  new Counter({
+    name: 'reflow_task_creates_committed_total',
+    help: 'Task creates this process committed through group commit (created or found by dedupe; refused ones included)',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(services.store.groupCommit.creates);
+    },
+  });
   new Gauge({
     name: 'reflow_worker_pool_utilisation',
     help: 'Solves in flight over worker threads, 0..1 (1 for an accept-only process with no workers)',
