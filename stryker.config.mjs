@@ -12,6 +12,8 @@ export const testSources = [
   'packages/tasks/test/input-required.test.ts',
   'packages/reflow/test/apply-chain.test.ts',
   'packages/tasks/test/engine-rare-paths.test.ts',
+  'packages/tasks/test/engine-mutation-kills.test.ts',
+  'packages/tasks/test/create-admit-signals.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
