@@ -12,6 +12,8 @@ export const testSources = [
   'packages/tasks/test/input-required.test.ts',
   'packages/reflow/test/apply-chain.test.ts',
   'packages/tasks/test/engine-rare-paths.test.ts',
+  'packages/tasks/test/engine-mutation-kills.test.ts',
+  'packages/tasks/test/create-admit-signals.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -43,17 +45,17 @@ export default {
   // that covers them (nodes.test.ts) is timed in leases of 300 ms and fails on the loaded machine
   // under the mutation run's instrumentation (docs/testing.md).
   mutate: [
-    'packages/tasks/src/task-engine.ts:157-182',
-    'packages/tasks/src/task-engine.ts:203-228',
-    'packages/tasks/src/task-engine.ts:327-443',
+    'packages/tasks/src/task-engine.ts:157-183',
+    'packages/tasks/src/task-engine.ts:204-229',
+    'packages/tasks/src/task-engine.ts:332-448',
     'packages/tasks/src/attempt-runner.ts',
     'packages/db/src/queries/task-claim-queries.ts:39-201',
     'packages/db/src/queries/task-state-queries.ts',
     'packages/db/src/queries/task-rows.ts',
     'packages/db/src/queries/input-queries.ts:15-15',
     'packages/db/src/queries/input-queries.ts:31-153',
-    'packages/db/src/sqlite-store.ts:115-138',
-    'packages/db/src/sqlite-store.ts:184-207',
+    'packages/db/src/sqlite-store.ts:126-192',
+    'packages/db/src/sqlite-store.ts:234-245',
     'packages/reflow/src/apply-plan.ts',
   ],
   // Each test file is bundled once with the mutated sources (scripts/mutation-build.mjs): a mutant's

@@ -1,14 +1,19 @@
 // `npm run test:mutation`: StrykerJS over the engine (stryker.config.mjs), then one line with the
 // score: killed (or timed out) mutants of all that compiled and ran. Survivors are listed so each
 // can be killed with a test or explained in docs/testing.md.
+// `npm run test:mutation -- --mutate 'packages/tasks/src/task-engine.ts:320-340'` runs only those
+// ranges (comma-separated, Stryker's `file:from-to` form): to check a kill without the whole run.
+import { parseArgs } from 'node:util';
 import { Stryker } from '@stryker-mutator/core';
+
+const { values: args } = parseArgs({ options: { mutate: { type: 'string' } } });
 
 // The mutated queries are SQLite's (packages/db/src/queries): the tests run on SQLite files, the
 // way npm test's first pass does, whatever the caller's environment says.
 process.env.REFLOW_TEST_STORE = 'sqlite';
 
 const started = Date.now();
-const results = await new Stryker({}).runMutationTest();
+const results = await new Stryker(args.mutate ? { mutate: args.mutate.split(',') } : {}).runMutationTest();
 const detected = results.filter((m) => m.status === 'Killed' || m.status === 'Timeout');
 const undetected = results.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage');
 const total = detected.length + undetected.length;

@@ -154,6 +154,7 @@ export class SqliteStore implements Store {
     return this.transaction(async () => {
       const outcomes: BatchOutcome<CreateOutcome>[] = [];
       for (const create of batch) {
+        const signalsBefore = this.#held?.length ?? 0;
         sqlite.exec('SAVEPOINT create_task');
         try {
           const value = await this.#createIn(create);
@@ -162,6 +163,8 @@ export class SqliteStore implements Store {
         } catch (error) {
           sqlite.exec('ROLLBACK TO create_task');
           sqlite.exec('RELEASE create_task');
+          // The signals of what it wrote (its admit's writes) go with it.
+          this.#held?.splice(signalsBefore);
           outcomes.push({ ok: false, error });
         }
       }

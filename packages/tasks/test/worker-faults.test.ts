@@ -1,9 +1,10 @@
 // Real worker threads that crash, run out of memory or ignore the stop flag: the task retries or
 // fails with the reason, a cancelled one is stopped, and the pool replaces the thread it lost.
 import assert from 'node:assert/strict';
+import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { after, afterEach, test } from 'node:test';
-import { newStopFlag, raiseStopFlag, type TaskHandler } from '../src/index.ts';
+import { newStopFlag, raiseStopFlag, WORKER_NICENESS, type TaskHandler } from '../src/index.ts';
 import { engineFactory, until, settled } from './engine-helper.ts';
 import type { Misbehaviour } from './workers/misbehaving-worker.ts';
 
@@ -74,3 +75,19 @@ test('cancel: a worker that checks the flag stops; one that ignores it is termin
     assert.equal(pool.utilisation, 0);
   }
 });
+
+test(
+  'worker threads run at a lower CPU priority than the thread that answers requests (Linux)',
+  { skip: process.platform !== 'linux' },
+  async () => {
+    const { engine } = await engines.open(engines.freshPath(), [inWorker]);
+    await engine.start();
+    const task = await settled(
+      engine,
+      (await engine.create({ owner: 'o', kind: 'worker', input: { mode: 'niceness' } })).task.id,
+    );
+    assert.equal(task?.status, 'completed');
+    assert.equal(Number(JSON.parse(task.result!).out), WORKER_NICENESS, "the worker thread's nice value");
+    assert.equal(getPriority(), 0, "the main thread's is unchanged");
+  },
+);
