@@ -16,11 +16,12 @@ export {
   getTaskResult,
 } from './wire.ts';
 export { LegacyTasks, type LegacyTaskStore, type LegacyTasksOptions } from './legacy-tasks.ts';
+export { LEGACY_POLL_REVISION } from './legacy-request.ts';
 export {
-  LEGACY_POLL_REVISION,
   answerLegacyTaskPoll,
   type LegacyPollAnswer,
   type LegacyPollCaller,
   type LegacyPollRequest,
 } from './legacy-tasks-poll.ts';
+export { answerLegacyTaskCall, type LegacyCallAnswer, type LegacyCallCaller } from './legacy-task-call.ts';
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';

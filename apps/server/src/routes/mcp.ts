@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import {
+  answerLegacyTaskCall,
   answerLegacyTaskPoll,
   answerTaskToolCall,
   answerTasksGet,
@@ -22,7 +23,7 @@ export interface McpRouteOptions {
   limits?: CreationLimits;
   /** Answer plain tasks/get polls (2026-07-28 and 2025-11-25) without a per-request server (the default; off only to compare). */
   fastTasksGet?: boolean;
-  /** Answer plain creates (a task tool's tools/call) without a per-request server (the default; off only to compare). */
+  /** Answer plain creates (a task tool's tools/call, 2026-07-28 and 2025-11-25 with params.task) without a per-request server (the default; off only to compare). */
   fastTaskCalls?: boolean;
 }
 
@@ -131,6 +132,24 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
         // The SDK's media type exactly: Fastify adds a charset to a string's, not to a Buffer's.
         return reply.header('content-type', 'application/json').send(Buffer.from(answer));
+      }
+    }
+    // The same create from a 2025-era client (tools/call with params.task): no Mcp-Method header there.
+    if (
+      options.fastTaskCalls !== false &&
+      parsedBody !== undefined &&
+      request.headers['mcp-protocol-version'] === LEGACY_POLL_REVISION
+    ) {
+      const { caller } = callerTasks(services, authInfo);
+      // The tools are built only for a request that is a plain create.
+      const answer = await answerLegacyTaskCall(
+        { body: parsedBody, headers: mcpHeaders(request) },
+        (name) => taskToolsFor(services, caller, options.limits).get(name),
+        { principal: caller.id, signal: hangUp.signal },
+      );
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
+        return reply.code(answer.status).headers(answer.headers).send(answer.body);
       }
     }
 
