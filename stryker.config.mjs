@@ -54,8 +54,8 @@ export default {
     'packages/db/src/queries/task-rows.ts',
     'packages/db/src/queries/input-queries.ts:15-15',
     'packages/db/src/queries/input-queries.ts:31-153',
-    'packages/db/src/sqlite-store.ts:126-192',
-    'packages/db/src/sqlite-store.ts:234-245',
+    'packages/db/src/sqlite-store.ts:118-184',
+    'packages/db/src/sqlite-store.ts:226-237',
     'packages/reflow/src/apply-plan.ts',
   ],
   // Each test file is bundled once with the mutated sources (scripts/mutation-build.mjs): a mutant's

@@ -4,6 +4,17 @@
 // batch commits all of them in one transaction (one fsync on SQLite, one COMMIT on PostgreSQL).
 // Each create runs in its own savepoint, so one refused create (a limit, a bad row) rolls back alone.
 
+import type { NewTask, TaskStore } from './store.ts';
+
+type CreateArgs = Parameters<TaskStore['createOrFind']>;
+/** A create waiting for its batch: the row to write, its event, and the limits to check first. */
+export interface PendingCreate {
+  task: NewTask;
+  event: CreateArgs[1];
+  admit?: CreateArgs[2];
+}
+export type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
+
 /** What one create in a batch came to: its value, or the error that refused it (its savepoint rolled back). */
 export type BatchOutcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
 

@@ -9,16 +9,8 @@ import type { SiteData } from './queries/site-queries.ts';
 import type { TaskListCursor } from './queries/task-list-queries.ts';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
-import { GroupCommit, type BatchOutcome } from './group-commit.ts';
-import type { NewTask, NodeStore, Store, StoreQueries, StoreSignal, TaskStore } from './store.ts';
-
-type CreateArgs = Parameters<TaskStore['createOrFind']>;
-interface PendingCreate {
-  task: NewTask;
-  event: CreateArgs[1];
-  admit?: CreateArgs[2];
-}
-type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
+import { GroupCommit, type BatchOutcome, type CreateOutcome, type PendingCreate } from './group-commit.ts';
+import type { NodeStore, Store, StoreQueries, StoreSignal } from './store.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** The clock every lease, TTL and timestamp is judged by (tests move it); Date.now by default. */

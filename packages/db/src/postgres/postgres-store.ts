@@ -5,16 +5,8 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { SiteData } from '../queries/site-queries.ts';
-import { GroupCommit, type BatchOutcome } from '../group-commit.ts';
-import type { NewTask, NodeStore, Store, StoreQueries, StoreSignal, TaskStore } from '../store.ts';
-
-type CreateArgs = Parameters<TaskStore['createOrFind']>;
-interface PendingCreate {
-  task: NewTask;
-  event: CreateArgs[1];
-  admit?: CreateArgs[2];
-}
-type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
+import { GroupCommit, type BatchOutcome, type CreateOutcome, type PendingCreate } from '../group-commit.ts';
+import type { NodeStore, Store, StoreQueries, StoreSignal } from '../store.ts';
 import { EventEmitter } from 'node:events';
 import { describeDatabaseUrl } from './database-url.ts';
 import { migrateInTransaction, postgresMigrationsApplied } from './migrate.ts';
