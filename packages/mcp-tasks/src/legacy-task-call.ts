@@ -1,4 +1,3 @@
-import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import { legacyCreateTaskResult } from './legacy-wire.ts';
 import {
   isPlainObject,
@@ -8,7 +7,8 @@ import {
   servedAsLegacy,
   type LegacyDirectRequest,
 } from './legacy-request.ts';
-import type { TaskToolDefinition, ToolCall } from './task-tools.ts';
+import { startTaskDirectly } from './start-task-directly.ts';
+import type { TaskToolDefinition } from './task-tools.ts';
 
 export interface LegacyCallCaller {
   /** The principal the SDK path's LegacyTasks would use for this request. */
@@ -52,23 +52,14 @@ export async function answerLegacyTaskCall(
   if (!isTaskMetadata(task) || !servedAsLegacy(body)) return undefined;
   const tool = toolNamed(name);
   if (!tool) return undefined;
-  const parsed = tool.inputSchema.safeParse(args ?? {});
-  if (!parsed.success || tool.taskOnly?.(parsed.data)) return undefined;
   // What LegacyTasks gives the handler: this API has no tasks/update, and no progress is asked for.
-  const call: ToolCall = {
+  const started = await startTaskDirectly(tool, args, {
     principal: caller.principal,
     signal: caller.signal,
     clientCapabilities: {},
     canAskForInput: false,
-    reportProgress: async () => {},
-  };
-  let started: Awaited<ReturnType<TaskToolDefinition<unknown>['start']>>;
-  try {
-    started = await tool.start(parsed.data, call);
-  } catch {
-    return undefined;
-  }
-  if (isInputRequiredResult(started)) return undefined;
+  });
+  if (!started) return undefined;
   const immediate = `Started task ${started.taskId} (${started.statusMessage ?? started.status}); the result follows when it completes.`;
   // The SDK's member order: it reads a tool's answer as a CallToolResult, whose schema puts `_meta`
   // and `content` first and the members it does not know (`task`) after them.

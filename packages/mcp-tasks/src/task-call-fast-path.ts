@@ -1,4 +1,3 @@
-import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import {
   isPlainObject,
   plainModernRequest,
@@ -6,7 +5,8 @@ import {
   type DirectRequest,
   type ServerInfo,
 } from './direct-request.ts';
-import type { TaskToolDefinition, ToolCall } from './task-tools.ts';
+import { startTaskDirectly } from './start-task-directly.ts';
+import type { TaskToolDefinition } from './task-tools.ts';
 import { clientCapabilities, createTaskResult } from './wire.ts';
 
 /** What the caller is, for the call's handler: who, and the request's hang-up signal. */
@@ -43,23 +43,13 @@ export async function answerTaskToolCall(
   if (meta.progressToken !== undefined) return undefined;
   const tool = toolNamed(name);
   if (!tool) return undefined;
-  const parsed = tool.inputSchema.safeParse(args ?? {});
-  if (!parsed.success || tool.taskOnly?.(parsed.data)) return undefined;
-  const call: ToolCall = {
+  const started = await startTaskDirectly(tool, args, {
     principal: caller.principal,
     signal: caller.signal,
     clientCapabilities: clientCapabilities(meta),
     canAskForInput: true,
-    // A create answers at once; only the synchronous path reports progress.
-    reportProgress: async () => {},
-  };
-  let started: Awaited<ReturnType<TaskToolDefinition<unknown>['start']>>;
-  try {
-    started = await tool.start(parsed.data, call);
-  } catch {
-    return undefined;
-  }
-  if (isInputRequiredResult(started)) return undefined;
+  });
+  if (!started) return undefined;
   // The SDK's member order: an empty `content` first (a contentless tool result), its serverInfo
   // `_meta` last, and the envelope's `result` before `jsonrpc` and `id`.
   return JSON.stringify({
