@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { legacyMcpBody, legacyMcpHeaders } from '../harness/mcp-wire-2025.ts';
 import { startTestServer, type TestServer } from './helper.ts';
+import { maskedAnswer, requestsCounted } from './direct-answer-checks.ts';
 import { closeRawAgent, rawPost, type RawResponse } from './raw-http.ts';
 
 after(() => closeRawAgent());
@@ -18,19 +19,11 @@ const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07'
 /** The headers that say what the answer is (framing — chunked or content-length — and the date aside). */
 const ANSWER_HEADERS = ['content-type', 'cache-control', 'connection', 'x-accel-buffering', 'mcp-session-id'];
 
-const callsCounted = async (server: TestServer, path: 'direct' | 'sdk') => {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith(`reflow_mcp_requests_total{method="tools/call",path="${path}"} `));
-  return line ? Number(line.split(' ').pop()) : 0;
-};
+const callsCounted = (server: TestServer, path: 'direct' | 'sdk') => requestsCounted(server.url, 'tools/call', path);
 
 /** What a client sees of an answer, with the values no two creates share (id, instants) masked. */
 function seen(res: RawResponse) {
-  const body = res.text
-    .replace(/tsk_[0-9a-f]{40}/g, '<task>')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<instant>');
+  const body = maskedAnswer(res.text);
   return { status: res.status, headers: Object.fromEntries(ANSWER_HEADERS.map((h) => [h, res.headers[h]])), body };
 }
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { mcpHeaders } from '../harness/mcp-wire.ts';
 import { PROTOCOL_VERSION, rpc, startTestServer, TASKS, type TestServer } from './helper.ts';
+import { maskedAnswer, requestsCounted } from './direct-answer-checks.ts';
 import { closeRawAgent, rawPost, type RawResponse } from './raw-http.ts';
 
 after(() => closeRawAgent());
@@ -16,19 +17,11 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS]: {} } },
 };
 
-const callsCounted = async (url: string, path: 'direct' | 'sdk') => {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith(`reflow_mcp_requests_total{method="tools/call",path="${path}"} `));
-  return line ? Number(line.split(' ').pop()) : 0;
-};
+const callsCounted = (url: string, path: 'direct' | 'sdk') => requestsCounted(url, 'tools/call', path);
 
 /** What a client sees of an answer, with the values no two creates share (id, instants) masked. */
 function seen(res: RawResponse) {
-  const masked = res.text
-    .replace(/tsk_[0-9a-f]{40}/g, '<task>')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<instant>');
+  const masked = maskedAnswer(res.text);
   return { status: res.status, contentType: res.headers['content-type'], body: masked };
 }
 

@@ -5,19 +5,14 @@ import { after, test } from 'node:test';
 import { call } from './approval-helper.ts';
 import { mcpHeaders } from '../harness/mcp-wire.ts';
 import { PROTOCOL_VERSION, rpc, startTestServer, TASKS, waitForTaskStatus } from './helper.ts';
+import { requestsCounted } from './direct-answer-checks.ts';
 import { closeRawAgent, rawPost } from './raw-http.ts';
 
 const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 
 after(() => closeRawAgent());
 
-const metric = async (url: string, path: 'direct' | 'sdk') => {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text
-    .split('\n')
-    .find((l) => l.startsWith(`reflow_mcp_requests_total{method="tasks/get",path="${path}"} `));
-  return line ? Number(line.split(' ').pop()) : 0;
-};
+const metric = (url: string, path: 'direct' | 'sdk') => requestsCounted(url, 'tasks/get', path);
 
 test('completed, input_required, working and cancelled tasks read the same directly as through the SDK', async (t) => {
   const server = await startTestServer();
