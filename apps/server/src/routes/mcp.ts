@@ -121,10 +121,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     // The create every task-declaring client sends: answered here when it is a plain one.
     if (options.fastTaskCalls !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tools/call') {
       const { caller } = callerTasks(services, authInfo);
-      const tools = taskToolsFor(services, caller, options.limits);
+      // The tools are built only for a request that is a plain create.
       const answer = await answerTaskToolCall(
         { body: parsedBody, headers: mcpHeaders(request) },
-        (name) => tools.get(name),
+        (name) => taskToolsFor(services, caller, options.limits).get(name),
         { principal: caller.id, signal: hangUp.signal },
         serverInfo,
       );
