@@ -207,7 +207,9 @@ test('stop gives a running attempt its grace to finish: the task completes inste
   await until(() => job.waiting() === 1, 'the attempt to start');
   const stopped = engine.stop(5_000);
   setTimeout(() => job.openNext(), 60);
-  const outcome = await Promise.race([stopped.then(() => 'stopped'), sleep(3_000, 'still stopping')]);
+  // The deadline's timer is unref'd: once stop returns, it must not hold the test process open.
+  const deadline = sleep(3_000, 'still stopping', { ref: false });
+  const outcome = await Promise.race([stopped.then(() => 'stopped'), deadline]);
   assert.equal(outcome, 'stopped');
   assert.equal((await engine.get(task.id))?.status, 'completed');
 });
