@@ -2,9 +2,9 @@
 // `npm test`'s pretest: installs what the tests need beyond `npm ci`, when it is missing, so that
 // `npm ci && npm test` passes on a fresh machine. Quick and silent when everything is there.
 //   - the Node 22 test tools (MCP Inspector CLI, conformance suite) into tools/node22, from the npm registry;
-//   - Debian's Chromium for the operator page's browser test, and Debian's PostgreSQL server binaries
-//     for the PostgreSQL store's tests (apt-get when root; otherwise one line naming the command to
-//     run, and a non-zero exit).
+//   - Debian's Chromium for the operator page's browser test, strace for the fsync-before-response
+//     test, and Debian's PostgreSQL server binaries for the PostgreSQL store's tests (apt-get when
+//     root; otherwise one line naming the command to run, and a non-zero exit).
 // Every server the tests need is started by the tests themselves, on free ports (PostgreSQL by
 // scripts/postgres-for-tests.mjs, which `npm test`'s posttest stops).
 import { spawnSync } from 'node:child_process';
@@ -51,51 +51,51 @@ function run(command, args, env = {}) {
   }
 }
 
+/**
+ * Installs Debian's `pkg` with apt-get (when root), for `why`; as anyone else, names the command
+ * to run and exits non-zero. Exits when `present()` is still false afterwards.
+ */
+function installDebian(pkg, why, present) {
+  const install = `apt-get update && apt-get install -y --no-install-recommends ${pkg}`;
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    console.error(`test setup: ${why}; run: sudo sh -c '${install}'`);
+    process.exit(1);
+  }
+  console.error(`test setup: installing Debian's ${pkg} (apt-get): ${why}`);
+  run('apt-get', ['update', '-q'], { DEBIAN_FRONTEND: 'noninteractive' });
+  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', pkg], { DEBIAN_FRONTEND: 'noninteractive' });
+  if (!present()) {
+    console.error(`test setup: apt-get installed ${pkg}, but it is still missing`);
+    process.exit(1);
+  }
+}
+
 if (node22ToolsMissing()) {
   console.error('test setup: installing the Node 22 test tools into tools/node22 (scripts/install-node22-tools.sh)');
   run('bash', ['scripts/install-node22-tools.sh']);
 }
 
 if (!executable(chromiumPath())) {
-  const install = 'apt-get update && apt-get install -y --no-install-recommends chromium';
   if (process.env.CHROMIUM_PATH) {
     console.error(
       `test setup: CHROMIUM_PATH=${process.env.CHROMIUM_PATH} is not an executable; point it at Chromium or unset it`,
     );
     process.exit(1);
   }
-  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
-    console.error(
-      `test setup: the operator page test needs Debian's Chromium at /usr/bin/chromium; run: sudo sh -c '${install}'`,
-    );
-    process.exit(1);
-  }
-  console.error("test setup: installing Debian's Chromium for the operator page test (apt-get)");
-  run('apt-get', ['update', '-q'], { DEBIAN_FRONTEND: 'noninteractive' });
-  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium'], { DEBIAN_FRONTEND: 'noninteractive' });
-  if (!executable(chromiumPath())) {
-    console.error('test setup: apt-get installed chromium, but /usr/bin/chromium is still missing');
-    process.exit(1);
-  }
+  installDebian('chromium', "the operator page test needs Debian's Chromium at /usr/bin/chromium", () =>
+    executable(chromiumPath()),
+  );
 }
+
+// The test that the WAL's fsync comes before each answer follows the server's system calls.
+if (!onPath('strace')) installDebian('strace', 'the fsync-before-response test needs strace', () => onPath('strace'));
 
 // The PostgreSQL store's tests start a throwaway server from Debian's binaries (unless
 // TEST_DATABASE_URL points at a server of your own).
 if (!process.env.TEST_DATABASE_URL && !postgresBinDir()) {
-  const install = 'apt-get update && apt-get install -y --no-install-recommends postgresql';
-  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
-    console.error(
-      `test setup: the PostgreSQL store tests need Debian's PostgreSQL (/usr/lib/postgresql/*/bin); run: sudo sh -c '${install}' (or set TEST_DATABASE_URL)`,
-    );
-    process.exit(1);
-  }
-  console.error("test setup: installing Debian's PostgreSQL for the PostgreSQL store tests (apt-get)");
-  run('apt-get', ['update', '-q'], { DEBIAN_FRONTEND: 'noninteractive' });
-  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', 'postgresql'], {
-    DEBIAN_FRONTEND: 'noninteractive',
-  });
-  if (!postgresBinDir()) {
-    console.error('test setup: apt-get installed postgresql, but /usr/lib/postgresql/*/bin/initdb is still missing');
-    process.exit(1);
-  }
+  installDebian(
+    'postgresql',
+    "the PostgreSQL store tests need Debian's PostgreSQL (/usr/lib/postgresql/*/bin; or set TEST_DATABASE_URL)",
+    () => postgresBinDir() !== undefined,
+  );
 }

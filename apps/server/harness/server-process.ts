@@ -37,16 +37,16 @@ export class ServerExitedEarly extends Error {
 /**
  * Starts the server the way a person does: `npm start` (or, with `direct`, the same entry through
  * node --import tsx, which skips npm's own start-up cost) on `databasePath` (a SQLite file, or a
- * PostgreSQL database's URL), on a free port.
+ * PostgreSQL database's URL), on a free port. `under` runs the direct command under another (strace).
  */
 export async function startServerProcess(
   databasePath: string,
   env: Record<string, string> = {},
   direct = false,
+  under: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const [command, args] = direct
-    ? [process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts']]
-    : ['npm', ['start', '--silent']];
+  const entry = [process.execPath, '--import', 'tsx', 'apps/server/src/server.ts'];
+  const [command, ...args] = direct || under.length > 0 ? [...under, ...entry] : ['npm', 'start', '--silent'];
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
     detached: true,

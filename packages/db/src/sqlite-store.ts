@@ -11,10 +11,13 @@ import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { GroupCommit, type BatchOutcome, type CreateOutcome, type PendingCreate } from './group-commit.ts';
 import type { NodeStore, Store, StoreQueries, StoreSignal } from './store.ts';
+import { walFlusher, type FlushWal } from './wal-flush.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
   /** The clock every lease, TTL and timestamp is judged by (tests move it); Date.now by default. */
   clock?: () => number;
+  /** Tests wrap the real WAL flush (wal-flush.ts) to hold it or to see it run. */
+  wrapWalFlush?: (flush: FlushWal) => FlushWal;
 }
 
 /**
@@ -45,17 +48,42 @@ export class SqliteStore implements Store {
   readonly #outside: StoreQueries;
   /** Creates outside a transaction: committed together, one transaction and one fsync per batch. */
   readonly #creates = new GroupCommit<PendingCreate, CreateOutcome>((batch) => this.#commitCreates(batch));
+  /**
+   * On a file at synchronous=FULL, the WAL's fsync after a write, run off the event loop
+   * (wal-flush.ts); undefined otherwise (NORMAL and OFF never sync at commit, EXTRA stays as it is).
+   */
+  readonly #flushWal: FlushWal | undefined;
+  readonly #walFile: ReturnType<typeof walFlusher> | undefined;
+  /** `SELECT total_changes()`: whether a write changed anything, so a write that changed nothing skips the flush. */
+  readonly #totalChanges: () => number;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.connection = openDatabase(path, options);
     this.location = path;
     this.#file = path === ':memory:' || path === '' ? Symbol(path) : resolve(path);
     this.clock = options.clock ?? Date.now;
-    this.#inside = this.#groups(true, (fn) => Promise.resolve().then(fn));
-    this.#outside = this.#groups(false, async (fn) => {
-      while (this.#open) await this.#open;
-      return fn();
-    });
+    const { sqlite } = this.connection;
+    const full = sqlite.pragma('synchronous', { simple: true }) === 2;
+    const wal = sqlite.pragma('journal_mode', { simple: true }) === 'wal';
+    if (typeof this.#file === 'string' && full && wal && !options.readonly) {
+      this.#walFile = walFlusher(`${this.#file}-wal`);
+      this.#flushWal = options.wrapWalFlush ? options.wrapWalFlush(this.#walFile) : this.#walFile;
+    }
+    const changes = sqlite.prepare('SELECT total_changes()').pluck();
+    this.#totalChanges = () => changes.get() as number;
+    this.#inside = this.#groups(
+      true,
+      (fn) => Promise.resolve().then(fn),
+      (fn) => Promise.resolve().then(fn),
+    );
+    this.#outside = this.#groups(
+      false,
+      async (fn) => {
+        while (this.#open) await this.#open;
+        return fn();
+      },
+      (fn) => this.#write(fn),
+    );
   }
 
   readonly #signals = new EventEmitter().setMaxListeners(0);
@@ -81,11 +109,11 @@ export class SqliteStore implements Store {
       return fn();
     };
     return {
-      register: (node) => run(() => q().nodes.register(node, clock())),
-      heartbeat: (id, running) => run(() => q().nodes.heartbeat(id, running, clock())),
-      reapLapsed: (lapseMs, message) => run(() => q().nodes.reapLapsed(lapseMs, clock(), message)),
+      register: (node) => this.#write(() => q().nodes.register(node, clock())),
+      heartbeat: (id, running) => this.#write(() => q().nodes.heartbeat(id, running, clock())),
+      reapLapsed: (lapseMs, message) => this.#write(() => q().nodes.reapLapsed(lapseMs, clock(), message)),
       list: () => run(() => q().nodes.list()),
-      unregister: (id, message) => run(() => q().nodes.unregister(id, clock(), message)),
+      unregister: (id, message) => this.#write(() => q().nodes.unregister(id, clock(), message)),
     };
   }
 
@@ -114,30 +142,78 @@ export class SqliteStore implements Store {
     return Promise.resolve(this.clock());
   }
 
-  /** BEGIN IMMEDIATE: it takes the write lock at once, so a later write cannot fail with SQLITE_BUSY half way. */
-  async transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T> {
+  /** Runs `fn` with the connection to itself: every other call of this process on the file waits until it settles. */
+  async #exclusive<T>(fn: () => Promise<T>): Promise<T> {
     while (this.#open) await this.#open;
     let end!: () => void;
     this.#open = new Promise((resolve) => (end = resolve));
-    const { sqlite } = this.connection;
-    const held: [StoreSignal, string][] = (this.#held = []);
     try {
-      sqlite.exec('BEGIN IMMEDIATE');
-      try {
-        const value = await fn(this.#inside);
-        sqlite.exec('COMMIT');
-        this.#held = undefined;
-        for (const [signal, taskId] of held) this.#signal(signal, taskId);
-        return value;
-      } catch (error) {
-        if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-        throw error;
-      }
+      return await fn();
     } finally {
-      this.#held = undefined;
       this.#open = undefined;
       end();
     }
+  }
+
+  /**
+   * Runs synchronous statements that may write (each commits as it runs) with the connection to
+   * itself until they are on disk. On a file at FULL they commit at NORMAL and the WAL is flushed off
+   * the event loop before anything else runs on the connection: nobody reads a row before it is durable.
+   */
+  #write<T>(fn: () => T): Promise<T> {
+    const flushWal = this.#flushWal;
+    if (!flushWal)
+      return (async () => {
+        while (this.#open) await this.#open;
+        return fn();
+      })();
+    return this.#exclusive(async () => {
+      const before = this.#totalChanges();
+      const value = this.#atNormal(fn);
+      if (this.#totalChanges() !== before) await flushWal();
+      return value;
+    });
+  }
+
+  /** `fn` with synchronous=NORMAL (no fsync in COMMIT); FULL again before anything else can run. */
+  #atNormal<T>(fn: () => T): T {
+    const { sqlite } = this.connection;
+    sqlite.pragma('synchronous = NORMAL');
+    try {
+      return fn();
+    } finally {
+      sqlite.pragma('synchronous = FULL');
+    }
+  }
+
+  /**
+   * BEGIN IMMEDIATE: it takes the write lock at once, so a later write cannot fail with SQLITE_BUSY
+   * half way. It resolves, and its signals go out, once the commit is on disk (#write's flush).
+   */
+  async transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T> {
+    return this.#exclusive(async () => {
+      const { sqlite } = this.connection;
+      const flushWal = this.#flushWal;
+      const held: [StoreSignal, string][] = (this.#held = []);
+      let value: T;
+      try {
+        if (flushWal) sqlite.pragma('synchronous = NORMAL');
+        sqlite.exec('BEGIN IMMEDIATE');
+        try {
+          value = await fn(this.#inside);
+          sqlite.exec('COMMIT');
+        } catch (error) {
+          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+          throw error;
+        }
+      } finally {
+        if (flushWal) sqlite.pragma('synchronous = FULL');
+        this.#held = undefined;
+      }
+      await flushWal?.();
+      for (const [signal, taskId] of held) this.#signal(signal, taskId);
+      return value;
+    });
   }
 
   /** Group commit: every create of the batch in its own savepoint, all in one BEGIN IMMEDIATE … COMMIT. */
@@ -214,14 +290,22 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     while (this.#open) await this.#open;
     this.connection.close();
+    await this.#walFile?.close();
   }
 
   #queries(): Queries {
     return (this.#q ??= queriesFor(this.connection));
   }
 
-  /** The query groups, each call run through `run` (straight, or after the open transaction). */
-  #groups(inTransaction: boolean, run: <T>(fn: () => T) => Promise<T>): StoreQueries {
+  /**
+   * The query groups, each call run through `run` (straight, or after the open transaction); calls
+   * that write go through `write` (outside a transaction: #write, their fsync off the event loop).
+   */
+  #groups(
+    inTransaction: boolean,
+    run: <T>(fn: () => T) => Promise<T>,
+    write: <T>(fn: () => T) => Promise<T>,
+  ): StoreQueries {
     const q = () => this.#queries();
     const clock = this.clock;
     const createOrFind: StoreQueries['tasks']['createOrFind'] = (task, event, admit) =>
@@ -250,31 +334,31 @@ export class SqliteStore implements Store {
           run(() => q().tasks.listForOwner(owner, clock(), limit, before)),
         events: (taskId) => run(() => q().tasks.events(taskId)),
         claimNext: (claimedBy, leaseMs, running) =>
-          run(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running)),
+          write(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running)),
         renewLease: (fence, leaseMs) =>
-          run(() => {
+          write(() => {
             const now = clock();
             return q().tasks.renewLease(fence, now + leaseMs, now);
           }),
         release: (fence, message, options) =>
-          run(() => q().tasks.release(fence, clock(), message, options)).then((released) => {
+          write(() => q().tasks.release(fence, clock(), message, options)).then((released) => {
             if (released) this.#signal('released', fence.taskId);
             return released;
           }),
         claimants: () => run(() => q().tasks.claimants()),
-        releaseClaimsOf: (claimants, message) => run(() => q().tasks.releaseClaimsOf(claimants, clock(), message)),
+        releaseClaimsOf: (claimants, message) => write(() => q().tasks.releaseClaimsOf(claimants, clock(), message)),
         listExhausted: (running) => run(() => q().tasks.listExhausted(clock(), running)),
         queueDepth: () => run(() => q().tasks.queueDepth(clock())),
         queueOrder: () => run(() => q().tasks.queueOrder(clock())),
-        progress: (fence, message, data) => run(() => q().tasks.progress(fence, clock(), message, data)),
-        finish: (fence, outcome) => run(() => q().tasks.finish(fence, clock(), outcome)),
+        progress: (fence, message, data) => write(() => q().tasks.progress(fence, clock(), message, data)),
+        finish: (fence, outcome) => write(() => q().tasks.finish(fence, clock(), outcome)),
         cancel: (id, message, by) =>
-          run(() => q().tasks.cancel(id, clock(), message, by)).then((cancelled) => {
+          write(() => q().tasks.cancel(id, clock(), message, by)).then((cancelled) => {
             if (cancelled) this.#signal('cancelled', id);
             return cancelled;
           }),
-        failExhausted: (id, error) => run(() => q().tasks.failExhausted(id, clock(), error)),
-        sweepExpired: () => run(() => q().tasks.sweepExpired(clock())),
+        failExhausted: (id, error) => write(() => q().tasks.failExhausted(id, clock(), error)),
+        sweepExpired: () => write(() => q().tasks.sweepExpired(clock())),
       },
       taskList: {
         page: (filter, limit, after) => run(() => q().taskList.page(filter, clock(), limit, after)),
@@ -283,10 +367,10 @@ export class SqliteStore implements Store {
         countsByStatus: (filter) => run(() => q().taskList.countsByStatus(filter, clock())),
       },
       inputs: {
-        park: (fence, park) => run(() => q().inputs.park(fence, clock(), park)),
+        park: (fence, park) => write(() => q().inputs.park(fence, clock(), park)),
         get: (taskId) => run(() => q().inputs.get(taskId)),
         answer: (taskId, answers, by, awaiting) =>
-          run(() => q().inputs.answer(taskId, clock(), answers, by, awaiting)).then((outcome) => {
+          write(() => q().inputs.answer(taskId, clock(), answers, by, awaiting)).then((outcome) => {
             if (outcome.resumed) this.#signal('answered', taskId);
             return outcome;
           }),
@@ -295,7 +379,7 @@ export class SqliteStore implements Store {
         getSite: () => run(() => q().site.getSite()),
         listRooms: () => run(() => q().site.listRooms()),
         bookingCount: () => run(() => q().site.bookingCount()),
-        writeSite: (data, replace) => run(() => q().site.writeSite(data, replace)),
+        writeSite: (data, replace) => write(() => q().site.writeSite(data, replace)),
       },
       bookings: {
         overlapping: (range) => run(() => q().bookings.overlapping(range)),
@@ -304,19 +388,19 @@ export class SqliteStore implements Store {
         getForUpdate: (ids) => run(() => ids.map((id) => q().bookings.get(id)).filter((row) => row !== undefined)),
         firstConflict: (roomId, start, end, exclude) =>
           run(() => q().bookings.firstConflict(roomId, start, end, exclude)),
-        move: (id, expectedVersion, to) => run(() => q().bookings.move(id, expectedVersion, to)),
-        setStatus: (id, expectedVersion, status) => run(() => q().bookings.setStatus(id, expectedVersion, status)),
+        move: (id, expectedVersion, to) => write(() => q().bookings.move(id, expectedVersion, to)),
+        setStatus: (id, expectedVersion, status) => write(() => q().bookings.setStatus(id, expectedVersion, status)),
       },
       audit: {
-        recordMove: (row) => run(() => q().audit.recordMove(row)),
-        recordUnresolved: (row) => run(() => q().audit.recordUnresolved(row)),
+        recordMove: (row) => write(() => q().audit.recordMove(row)),
+        recordUnresolved: (row) => write(() => q().audit.recordUnresolved(row)),
         movesOf: (taskId) => run(() => q().audit.movesOf(taskId)),
         unresolvedOf: (taskId) => run(() => q().audit.unresolvedOf(taskId)),
       },
       principals: {
         activeTaskCount: (owner) => run(() => q().principals.activeTaskCount(owner, clock())),
         takeToken: (principal, burst, perMinute) =>
-          run(() => q().principals.takeToken(principal, burst, perMinute, clock())),
+          write(() => q().principals.takeToken(principal, burst, perMinute, clock())),
       },
     };
   }
