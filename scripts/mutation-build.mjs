@@ -7,6 +7,30 @@ import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { testSources } from '../stryker.config.mjs';
 
+const TIMED_NODE_TEST = 'timed-node-test';
+const TEST_TIMEOUT_MS = 5_000;
+/** node:test's functions, each test and hook given TEST_TIMEOUT_MS unless it sets its own. */
+const timedNodeTest = `
+import * as nodeTest from 'node:test';
+const timed = (run) => Object.assign((...args) => {
+  const name = args.find((a) => typeof a === 'string');
+  const options = args.find((a) => typeof a === 'object' && a !== null) ?? {};
+  const fn = args.find((a) => typeof a === 'function');
+  return run(...(name === undefined ? [] : [name]), { timeout: ${TEST_TIMEOUT_MS}, ...options }, ...(fn ? [fn] : []));
+}, run);
+const hook = (run) => (fn, options = {}) => run(fn, { timeout: ${TEST_TIMEOUT_MS}, ...options });
+export * from 'node:test';
+export const test = timed(nodeTest.test);
+export const it = timed(nodeTest.it);
+export const describe = timed(nodeTest.describe);
+export const suite = timed(nodeTest.suite);
+export const before = hook(nodeTest.before);
+export const after = hook(nodeTest.after);
+export const beforeEach = hook(nodeTest.beforeEach);
+export const afterEach = hook(nodeTest.afterEach);
+export default test;
+`;
+
 await build({
   entryPoints: testSources,
   outdir: '.mutation-build',
@@ -20,6 +44,25 @@ await build({
   tsconfig: 'tsconfig.mutation.json',
   logLevel: 'warning',
   plugins: [
+    {
+      // node:test with a 5 s timeout on every test and hook (node 20 applies --test-timeout only
+      // under `node --test`, which would start each file in a second process). A test waiting for
+      // what a mutant broke then fails in 5 s (the slowest takes 1.4 s), and forceBail kills the
+      // mutant, instead of the test waiting out its own 10 s deadline past Stryker's timeout.
+      name: 'test-timeout',
+      setup(b) {
+        b.onResolve({ filter: /^node:test$/ }, (args) =>
+          args.importer === TIMED_NODE_TEST
+            ? { path: 'node:test', external: true }
+            : { path: TIMED_NODE_TEST, namespace: 'timed' },
+        );
+        b.onLoad({ filter: /.*/, namespace: 'timed' }, () => ({
+          contents: timedNodeTest,
+          loader: 'js',
+          resolveDir: '.',
+        }));
+      },
+    },
     {
       name: 'externals-and-file-urls',
       setup(b) {

@@ -54,20 +54,32 @@ export interface ReflowInput {
   planOf?: string;
 }
 
+/** A month's first and last days, remembered: every create asks for one of a few months. */
+const boundsOfMonth = new Map<string, { first: string; last: string } | undefined>();
+const REMEMBERED_MONTHS = 1_000;
+
+function monthBounds(month: string): { first: string; last: string } | undefined {
+  if (boundsOfMonth.has(month)) return boundsOfMonth.get(month);
+  // Calendar dates, in UTC: the process's own zone could skip a midnight.
+  const start = DateTime.fromISO(`${month}-01`, { zone: 'utc' });
+  const bounds = start.isValid ? { first: start.toISODate(), last: start.endOf('month').toISODate() } : undefined;
+  if (boundsOfMonth.size >= REMEMBERED_MONTHS) boundsOfMonth.clear();
+  boundsOfMonth.set(month, bounds);
+  return bounds;
+}
+
 /** Checks what the schema cannot: real dates, rooms that exist, a window inside the month. */
 export async function resolveReflowArgs(args: ReflowArgs, store: StoreQueries): Promise<ReflowInput> {
-  // Calendar dates, in UTC: the process's own zone could skip a midnight.
-  const monthStart = DateTime.fromISO(`${args.month}-01`, { zone: 'utc' });
-  if (!monthStart.isValid) throw new ReflowInputError('RFL_BAD_MONTH', `month ${args.month} is not a real month`);
-  const first = monthStart.toISODate();
-  const last = monthStart.endOf('month').toISODate();
+  const bounds = monthBounds(args.month);
+  if (!bounds) throw new ReflowInputError('RFL_BAD_MONTH', `month ${args.month} is not a real month`);
+  const { first, last } = bounds;
   const from = args.from ?? first;
   const to = args.to ?? last;
   for (const [name, value] of [
     ['from', from],
     ['to', to],
   ] as const) {
-    if (!DateTime.fromISO(value, { zone: 'utc' }).isValid)
+    if (value !== first && value !== last && !DateTime.fromISO(value, { zone: 'utc' }).isValid)
       throw new ReflowInputError('RFL_BAD_DATE', `${name} ${value} is not a real date`);
     if (value < first || value > last)
       throw new ReflowInputError(
