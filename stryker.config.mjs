@@ -14,6 +14,7 @@ export const testSources = [
   'packages/tasks/test/engine-rare-paths.test.ts',
   'packages/tasks/test/engine-mutation-kills.test.ts',
   'packages/tasks/test/create-admit-signals.test.ts',
+  'packages/db/test/wal-flush.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -39,7 +40,7 @@ export default {
   ],
   // What the guarantees rest on (line ranges): the create (with its admit, in one transaction), cancel
   // and answer, the claim, the fence, park, the attempt and its fenced finish, the sweep's give-up,
-  // stop, the SQLite store's transaction, and the apply. Left out: the engine's option defaults, its
+  // stop, the SQLite store's transaction and writes (with the WAL flush's order), and the apply. Left out: the engine's option defaults, its
   // poll intervals, waitFor and watch (how often and how a reader looks), the store's plain
   // pass-through wrappers, and node heartbeats and reaping (start, #beat, node-queries.ts): the test
   // that covers them (nodes.test.ts) is timed in leases of 300 ms and fails on the loaded machine
@@ -54,8 +55,8 @@ export default {
     'packages/db/src/queries/task-rows.ts',
     'packages/db/src/queries/input-queries.ts:15-15',
     'packages/db/src/queries/input-queries.ts:31-153',
-    'packages/db/src/sqlite-store.ts:118-184',
-    'packages/db/src/sqlite-store.ts:226-237',
+    'packages/db/src/sqlite-store.ts:146-260',
+    'packages/db/src/sqlite-store.ts:310-321',
     'packages/reflow/src/apply-plan.ts',
   ],
   // Each test file is bundled once with the mutated sources (scripts/mutation-build.mjs): a mutant's
