@@ -82,7 +82,7 @@ export default {
   mutator: { excludedMutations: ['StringLiteral'] },
   ignoreStatic: true,
   concurrency: 2,
-  timeoutMS: 2_500,
+  timeoutMS: 5_000,
   reporters: ['json', 'html', 'clear-text', 'progress'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
