@@ -378,6 +378,7 @@ export class SqliteStore implements Store {
       site: {
         getSite: () => run(() => q().site.getSite()),
         listRooms: () => run(() => q().site.listRooms()),
+        roomIds: () => run(() => q().site.roomIds()),
         bookingCount: () => run(() => q().site.bookingCount()),
         writeSite: (data, replace) => write(() => q().site.writeSite(data, replace)),
       },

@@ -105,6 +105,8 @@ export interface InputStore {
 export interface SiteStore {
   getSite(): Promise<SiteRow | undefined>;
   listRooms(): Promise<RoomRow[]>;
+  /** The rooms' ids in order: what every reflow_month create checks its offline rooms against. */
+  roomIds(): Promise<string[]>;
   bookingCount(): Promise<number>;
   writeSite(data: SiteData, replace: boolean): Promise<void>;
 }

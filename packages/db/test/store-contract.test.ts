@@ -410,6 +410,7 @@ for (const kind of STORE_KINDS) {
         ['studio-a', 'studio-b'],
       );
       assert.deepEqual((await store.site.listRooms())[0].features, ['piano']);
+      assert.deepEqual(await store.site.roomIds(), ['studio-a', 'studio-b']);
       assert.equal(await store.site.bookingCount(), 3);
       const site = smallSite();
       const day = site.bookings[0].startAt;

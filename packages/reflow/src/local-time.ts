@@ -34,6 +34,7 @@ export function atLocalTime(date: string, hhmm: string, zone: string): number {
 /** Forgets every remembered conversion (for tests and the benchmark's cold baseline). */
 export function clearLocalTimeCache(): void {
   wallClockCache.clear();
+  humanRanges.clear();
 }
 
 /**
@@ -55,12 +56,26 @@ export function toLocalDate(ms: number, zone: string): string {
   return DateTime.fromMillis(ms, { zone }).toISODate()!;
 }
 
+/** Ranges already written: every create's status message names one, mostly the same few. */
+const humanRanges = new Map<string, string>();
+const HUMAN_RANGE_CACHE_SIZE = 10_000;
+
 /** "7–20 Sep" style, for sentences people read. */
 export function humanRange(from: string, to: string): string {
+  const key = `${from}|${to}`;
+  const known = humanRanges.get(key);
+  if (known !== undefined) return known;
   const a = DateTime.fromISO(from, { zone: 'utc' });
   const b = DateTime.fromISO(to, { zone: 'utc' });
-  if (from === to) return a.toFormat('d LLL');
-  return a.month === b.month ? `${a.day}–${b.toFormat('d LLL')}` : `${a.toFormat('d LLL')}–${b.toFormat('d LLL')}`;
+  const text =
+    from === to
+      ? a.toFormat('d LLL')
+      : a.month === b.month
+        ? `${a.day}–${b.toFormat('d LLL')}`
+        : `${a.toFormat('d LLL')}–${b.toFormat('d LLL')}`;
+  if (humanRanges.size >= HUMAN_RANGE_CACHE_SIZE) humanRanges.delete(humanRanges.keys().next().value!);
+  humanRanges.set(key, text);
+  return text;
 }
 
 /** Parses an ISO instant that must carry an offset; undefined when it does not. */

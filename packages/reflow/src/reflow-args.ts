@@ -79,7 +79,9 @@ export async function resolveReflowArgs(args: ReflowArgs, store: StoreQueries): 
     ['from', from],
     ['to', to],
   ] as const) {
-    if (value !== first && value !== last && !DateTime.fromISO(value, { zone: 'utc' }).isValid)
+    // A YYYY-MM-DD (the schema's shape) between the month's first and last day is a real date of it.
+    const inMonth = value >= first && value <= last;
+    if (!inMonth && !DateTime.fromISO(value, { zone: 'utc' }).isValid)
       throw new ReflowInputError('RFL_BAD_DATE', `${name} ${value} is not a real date`);
     if (value < first || value > last)
       throw new ReflowInputError(
@@ -88,7 +90,7 @@ export async function resolveReflowArgs(args: ReflowArgs, store: StoreQueries): 
       );
   }
   if (from > to) throw new ReflowInputError('RFL_FROM_AFTER_TO', `from ${from} is after to ${to}`);
-  const known = new Set((await store.site.listRooms()).map((r) => r.id));
+  const known = new Set(await store.site.roomIds());
   const unknown = args.offline_rooms.filter((r) => !known.has(r));
   if (unknown.length)
     throw new ReflowInputError(

@@ -18,6 +18,8 @@ export function siteQueries(db: PgDb): SiteStore {
 
     listRooms: () => db.select().from(rooms).orderBy(asc(rooms.id)),
 
+    roomIds: async () => (await db.select({ id: rooms.id }).from(rooms).orderBy(asc(rooms.id))).map((r) => r.id),
+
     bookingCount: async () => (await db.select({ n: countAll }).from(bookings))[0].n,
 
     /** One transaction; the site row is locked first, so two imports at once take turns over the generation. */
