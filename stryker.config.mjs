@@ -6,15 +6,15 @@
 /** The test files that cover the mutated code (scripts/mutation-build.mjs bundles them). */
 export const testSources = [
   'packages/tasks/test/task-engine.test.ts',
-  'packages/tasks/test/recovery.test.ts',
-  'packages/tasks/test/lease-lapse.test.ts',
-  'packages/tasks/test/expiry-fence.test.ts',
   'packages/tasks/test/input-required.test.ts',
-  'packages/reflow/test/apply-chain.test.ts',
-  'packages/tasks/test/engine-rare-paths.test.ts',
-  'packages/tasks/test/engine-mutation-kills.test.ts',
+  'packages/tasks/test/expiry-fence.test.ts',
   'packages/tasks/test/create-admit-signals.test.ts',
   'packages/db/test/wal-flush.test.ts',
+  'packages/tasks/test/recovery.test.ts',
+  'packages/tasks/test/engine-rare-paths.test.ts',
+  'packages/tasks/test/lease-lapse.test.ts',
+  'packages/reflow/test/apply-chain.test.ts',
+  'packages/tasks/test/engine-mutation-kills.test.ts',
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -64,8 +64,8 @@ export default {
   buildCommand: 'node scripts/mutation-build.mjs',
   testRunner: 'tap',
   tap: {
-    // Bundles of testSources, below; a mutant runs the ones that execute it, in this order, and
-    // stops at the first that fails: the files that kill the most come first.
+    // Bundles of testSources, above; a mutant runs the ones that execute it, in this order, and
+    // stops at the first that fails: the files that kill the most per second come first.
     testFiles: testSources.map((f) => `.mutation-build/${f.replace(/\.ts$/, '.mjs')}`),
     // A test that waits for something a mutant broke fails after 5 s (the slowest test takes
     // 1.4 s) instead of waiting out its own 10 s deadline past Stryker's timeout: with forceBail

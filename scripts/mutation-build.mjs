@@ -71,6 +71,20 @@ await build({
       },
     },
     {
+      // The run is on SQLite only (scripts/mutation.mjs): node-postgres, which only the PostgreSQL
+      // store uses, becomes a stub that refuses to connect. Importing the real one took 50 ms of
+      // every test process (its stream module probes for Cloudflare and loads fetch).
+      name: 'no-postgres',
+      setup(b) {
+        b.onResolve({ filter: /^pg$/ }, () => ({ path: 'pg', namespace: 'no-postgres' }));
+        b.onLoad({ filter: /.*/, namespace: 'no-postgres' }, () => ({
+          contents: `class Refused { constructor() { throw new Error('PostgreSQL is not part of the mutation run (SQLite only)'); } }
+export default { Pool: Refused, Client: Refused, types: { setTypeParser() {}, getTypeParser() {} } };`,
+          loader: 'js',
+        }));
+      },
+    },
+    {
       name: 'externals-and-file-urls',
       setup(b) {
         // Third-party packages are bundled too: importing them from node_modules took about 0.4 s of

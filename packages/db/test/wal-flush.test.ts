@@ -121,8 +121,31 @@ test('a failed flush fails every create it held, and the store goes on at FULL',
 
 test('at synchronous=NORMAL nothing is flushed: that setting never syncs at commit', async (t) => {
   const { store, flushes } = await gatedStore(t, 'NORMAL');
-  await store.tasks.createOrFind(newTask(), { message: 'Queued' });
-  await store.tasks.claimNext('inst_a@host:1', 30_000, []);
+  const task = newTask();
+  await store.tasks.createOrFind(task, { message: 'Queued' });
+  assert.equal((await store.tasks.claimNext('inst_a@host:1', 30_000, []))?.id, task.id, 'the write ran');
   assert.equal(flushes.started, 0);
   assert.equal(synchronousOf(store), 1);
+});
+
+test('at synchronous=NORMAL a write still waits for the transaction open on the connection', async (t) => {
+  const { store } = await gatedStore(t, 'NORMAL');
+  const task = newTask();
+  await store.tasks.createOrFind(task, { message: 'Queued' });
+  let enter!: () => void;
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  let leave!: () => void;
+  const gate = new Promise<void>((resolve) => (leave = resolve));
+  const rolledBack = store.transaction(async () => {
+    enter();
+    await gate;
+    throw new Error('this transaction rolls back');
+  });
+  await entered;
+  // Run inside the open transaction, the cancel would be rolled back with it.
+  const cancelled = store.tasks.cancel(task.id, 'Cancelled', 'alice');
+  leave();
+  await assert.rejects(rolledBack, /rolls back/);
+  assert.equal(await cancelled, true);
+  assert.equal((await store.tasks.get(task.id))?.status, 'cancelled', 'the cancel committed on its own');
 });
