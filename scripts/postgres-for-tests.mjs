@@ -24,11 +24,11 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { freePort } from './free-port.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Per worktree, so two checkouts on one machine never stop each other's server. */
@@ -65,18 +65,6 @@ function runPostgresBinary(binary, args) {
       `${binary} failed (${result.error?.message ?? `exit ${result.status}`}): ${result.stderr}${result.stdout}`,
     );
   return result.stdout;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function reachable(url) {

@@ -30,6 +30,14 @@ function expand(patterns) {
   return listed.stdout.split('\n').filter(Boolean);
 }
 
+/** The reporter's closing list of failed tests with their errors, cut to a readable length. */
+function failureList(output) {
+  const at = output.lastIndexOf('✖ failing tests:');
+  if (at < 0) return '';
+  const list = output.slice(at).trimEnd();
+  return list.length > 12_000 ? `${list.slice(0, 12_000)}\n… (cut; the whole list is above)` : list;
+}
+
 /** Runs one pass; resolves with its counts (from the reporter's summary) and wall time. */
 function runPass(store) {
   const files = expand(chosen.length ? chosen : ALL_FILES).filter((file) =>
@@ -60,6 +68,7 @@ function runPass(store) {
         fail: count('fail'),
         skipped: count('skipped'),
         cancelled: count('cancelled'),
+        failures: failureList(tail),
       });
     }),
   );
@@ -78,4 +87,6 @@ const bad = results.filter((r) => r.code !== 0 || !(r.pass > 0) || r.fail !== 0 
 console.log(
   `all stores: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled in ${results.length} runs`,
 );
+// Again after the summary, so the last lines of a CI log say what failed and why.
+for (const r of results.filter((r) => r.failures)) console.log(`\n=== failures on ${r.store} ===\n${r.failures}`);
 process.exit(bad.length ? 1 : 0);

@@ -4,10 +4,10 @@
 // so the bench never borrows it. Started in a temp directory on a free port, removed at the end.
 import { spawnSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../../../scripts/free-port.mjs';
 import { postgresBinDir } from '../../../scripts/postgres-for-tests.mjs';
 
 export interface BenchPostgres {
@@ -28,16 +28,6 @@ function run(binary: string, args: string[]): void {
       ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8' })
       : spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`${binary} failed: ${result.stderr}${result.stdout}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().unref().on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** The server's URL with `database` as its database (query parameters such as sslmode kept). */

@@ -1,13 +1,13 @@
 // The cluster tests' tools: several real server processes on one throwaway PostgreSQL database,
 // each on a port of its own that it keeps across restarts, a read-only look into the database, and
 // who ran which attempt (a claim's `data.by` is the node id `inst_<hex>@<host>:<pid>`).
-import { createServer } from 'node:net';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { openPostgresStore } from '@reflow/db';
 import { importSite } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
+export { freePort } from '../../../scripts/free-port.mjs';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
 
 export interface ClusterDatabase {
@@ -47,17 +47,6 @@ export async function rows<T>(db: ClusterDatabase, text: string, values: unknown
 
 const numbersForBigints = ((oid: number, format?: string) =>
   oid === 20 ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser;
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** One node of the cluster: its fixed port, and the process running on it now (if any). */
 export class ClusterNode {
