@@ -178,11 +178,11 @@ export class SqliteStore implements Store {
   /** `fn` with synchronous=NORMAL (no fsync in COMMIT); FULL again before anything else can run. */
   #atNormal<T>(fn: () => T): T {
     const { sqlite } = this.connection;
-    sqlite.pragma('synchronous = NORMAL');
+    sqlite.exec('PRAGMA synchronous = NORMAL');
     try {
       return fn();
     } finally {
-      sqlite.pragma('synchronous = FULL');
+      sqlite.exec('PRAGMA synchronous = FULL');
     }
   }
 
@@ -197,7 +197,7 @@ export class SqliteStore implements Store {
       const held: [StoreSignal, string][] = (this.#held = []);
       let value: T;
       try {
-        if (flushWal) sqlite.pragma('synchronous = NORMAL');
+        if (flushWal) sqlite.exec('PRAGMA synchronous = NORMAL');
         sqlite.exec('BEGIN IMMEDIATE');
         try {
           value = await fn(this.#inside);
@@ -207,7 +207,7 @@ export class SqliteStore implements Store {
           throw error;
         }
       } finally {
-        if (flushWal) sqlite.pragma('synchronous = FULL');
+        if (flushWal) sqlite.exec('PRAGMA synchronous = FULL');
         this.#held = undefined;
       }
       await flushWal?.();
@@ -379,6 +379,7 @@ export class SqliteStore implements Store {
         getSite: () => run(() => q().site.getSite()),
         listRooms: () => run(() => q().site.listRooms()),
         roomIds: () => run(() => q().site.roomIds()),
+        unknownRooms: (ids) => run(() => q().site.unknownRooms(ids)),
         bookingCount: () => run(() => q().site.bookingCount()),
         writeSite: (data, replace) => write(() => q().site.writeSite(data, replace)),
       },

@@ -105,8 +105,10 @@ export interface InputStore {
 export interface SiteStore {
   getSite(): Promise<SiteRow | undefined>;
   listRooms(): Promise<RoomRow[]>;
-  /** The rooms' ids in order: what every reflow_month create checks its offline rooms against. */
+  /** The rooms' ids in order (what a refused create lists as the known rooms). */
   roomIds(): Promise<string[]>;
+  /** Which of `ids` name no room, in the order given: every reflow_month create checks its offline rooms. */
+  unknownRooms(ids: string[]): Promise<string[]>;
   bookingCount(): Promise<number>;
   writeSite(data: SiteData, replace: boolean): Promise<void>;
 }

@@ -31,6 +31,23 @@ for (const kind of STORE_KINDS) {
       assert.ok(Math.abs(first.task.createdAt - before) < 2000, 'createdAt on the store clock');
       assert.equal(first.task.expiresAt, first.task.createdAt + 90_000);
       assert.equal(first.task.lastUpdatedAt, first.task.createdAt);
+      // The row a create returns is the row as stored, every column (SQLite builds it rather than read it back).
+      assert.deepStrictEqual(first.task, await store.tasks.get(first.task.id));
+      const scoped = await store.tasks.createOrFind(
+        newTask({
+          input: { nested: { a: [1, 2] }, gone: undefined },
+          scopeKey: 'bookings',
+          scopeStart: 10,
+          scopeEnd: 20,
+        }),
+        { message: 'Queued behind 3', data: { ahead: 3 } },
+      );
+      assert.deepStrictEqual(scoped.task, await store.tasks.get(scoped.task.id));
+      assert.deepStrictEqual(scoped.task.input, { nested: { a: [1, 2] } });
+      const events = async (id: string) =>
+        (await store.tasks.events(id)).map((e) => [e.kind, e.message, e.attempt, e.data]);
+      assert.deepEqual(await events(first.task.id), [['created', 'Queued', 0, null]]);
+      assert.deepEqual(await events(scoped.task.id), [['created', 'Queued behind 3', 0, { ahead: 3 }]]);
       const again = await store.tasks.createOrFind({ ...task, id: 'other-id' }, { message: 'Queued' });
       assert.deepEqual(again, { task: first.task, created: false });
       const otherOwner = await store.tasks.createOrFind(
@@ -411,6 +428,11 @@ for (const kind of STORE_KINDS) {
       );
       assert.deepEqual((await store.site.listRooms())[0].features, ['piano']);
       assert.deepEqual(await store.site.roomIds(), ['studio-a', 'studio-b']);
+      assert.deepEqual(await store.site.unknownRooms(['studio-z', 'studio-b', 'attic', 'studio-a']), [
+        'studio-z',
+        'attic',
+      ]);
+      assert.deepEqual(await store.site.unknownRooms([]), []);
       assert.equal(await store.site.bookingCount(), 3);
       const site = smallSite();
       const day = site.bookings[0].startAt;

@@ -90,13 +90,14 @@ export async function resolveReflowArgs(args: ReflowArgs, store: StoreQueries): 
       );
   }
   if (from > to) throw new ReflowInputError('RFL_FROM_AFTER_TO', `from ${from} is after to ${to}`);
-  const known = new Set(await store.site.roomIds());
-  const unknown = args.offline_rooms.filter((r) => !known.has(r));
-  if (unknown.length)
+  const unknown = await store.site.unknownRooms(args.offline_rooms);
+  if (unknown.length) {
+    const known = await store.site.roomIds();
     throw new ReflowInputError(
       'RFL_UNKNOWN_ROOM',
-      `Unknown room ${unknown.join(', ')}; known rooms: ${[...known].join(', ') || 'none (import a site first)'}`,
+      `Unknown room ${unknown.join(', ')}; known rooms: ${known.join(', ') || 'none (import a site first)'}`,
     );
+  }
   const offlineRooms = [...new Set(args.offline_rooms)].sort();
   if (args.confirm && args.dry_run)
     throw new ReflowInputError(

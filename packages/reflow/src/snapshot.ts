@@ -35,8 +35,10 @@ function readDays(input: ReflowInput): { first: string; last: string } {
  * writes nothing and holds nothing.
  */
 export async function reflowScope(input: ReflowInput, store: StoreQueries): Promise<TaskScope | undefined> {
+  // A dry run holds nothing: it does not read the site (a create of one skips the query).
+  if (input.dryRun) return undefined;
   const site = await store.site.getSite();
-  if (input.dryRun || !site) return undefined;
+  if (!site) return undefined;
   const { first, last } = readDays(input);
   return { key: 'bookings', start: localMidnight(first, site.timezone), end: nextLocalMidnight(last, site.timezone) };
 }

@@ -1,5 +1,5 @@
 // The site, its rooms and bookings as a whole (as queries/site-queries.ts).
-import { asc } from 'drizzle-orm';
+import { asc, inArray } from 'drizzle-orm';
 import type { SiteStore } from '../../store.ts';
 import type { PgDb } from '../pg-db.ts';
 import { bookings, reflowMoves, reflowUnresolved, rooms, series, site } from '../schema/index.ts';
@@ -19,6 +19,14 @@ export function siteQueries(db: PgDb): SiteStore {
     listRooms: () => db.select().from(rooms).orderBy(asc(rooms.id)),
 
     roomIds: async () => (await db.select({ id: rooms.id }).from(rooms).orderBy(asc(rooms.id))).map((r) => r.id),
+
+    unknownRooms: async (ids) => {
+      if (ids.length === 0) return [];
+      const known = new Set(
+        (await db.select({ id: rooms.id }).from(rooms).where(inArray(rooms.id, ids))).map((r) => r.id),
+      );
+      return ids.filter((id) => !known.has(id));
+    },
 
     bookingCount: async () => (await db.select({ n: countAll }).from(bookings))[0].n,
 
