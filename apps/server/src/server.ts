@@ -2,6 +2,7 @@
 import pino from 'pino';
 import { REDACT_PATHS } from './auth/security.ts';
 import { loadConfig, type Config } from './config.ts';
+import { bufferedStdout } from './logging/log-destination.ts';
 import { startServer, type RunningServer } from './start-server.ts';
 
 let server: RunningServer;
@@ -9,7 +10,7 @@ let logger: pino.Logger;
 let config: Config;
 try {
   config = loadConfig();
-  logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS });
+  logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS }, bufferedStdout());
   server = await startServer(config, logger);
 } catch (error) {
   // A refused start (bad configuration, an unsafe bind, a port in use) says why and exits non-zero.
@@ -20,6 +21,8 @@ logger.info(
   { url: `${server.url}/mcp`, store: server.services.store.location, workers: config.WORKERS },
   'studio reflow server listening',
 );
+// Out at once: whoever started the server waits for this line.
+logger.flush();
 
 let shuttingDown = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
