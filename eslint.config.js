@@ -8,7 +8,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 const PAGE = ['apps/server/public/js/*.js'];
-const SCRIPTS = ['scripts/*.mjs', 'apps/cli/bin/*.mjs', 'eslint.config.js'];
+const SCRIPTS = ['scripts/*.mjs', 'packages/db/src/*.mjs', 'apps/cli/bin/*.mjs', 'eslint.config.js'];
 
 export default defineConfig(
   { ignores: ['**/node_modules/', 'dist/', 'tools/', 'migrations/', 'test-artifacts/'] },

@@ -27,3 +27,5 @@ await build({
 // The seeded demo month sits beside the bundle, where DEMO_SITE_PATH points once bundled, so
 // `node dist/server.js` seeds an empty database without SEED_FILE, as `npm start` does.
 copyFileSync('seed/riverside-2026-09.json', 'dist/riverside-2026-09.json');
+// The WAL checkpointer's thread is plain JavaScript, started by URL beside the bundle.
+copyFileSync('packages/db/src/wal-checkpoint-worker.mjs', 'dist/wal-checkpoint-worker.mjs');

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { SqliteStore, Store } from '@reflow/db';
+import { startWalCheckpointer, type SqliteStore, type Store } from '@reflow/db';
 import { reflowTaskHandler, revertTaskHandler, validateSiteFile } from '@reflow/reflow';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
@@ -29,6 +29,13 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     await store.close();
     throw error;
   }
+  // SQLite on a file: the WAL is checkpointed on a thread of its own, not inside the server's commits.
+  const checkpointer =
+    store.dialect === 'sqlite' && store.location !== ':memory:'
+      ? startWalCheckpointer((store as SqliteStore).connection, {
+          onError: (error) => logger.error({ err: error }, 'WAL checkpointer failed; checkpoints run inline again'),
+        })
+      : undefined;
   const pool = new WorkerPool(config.WORKERS, { maxOldGenerationSizeMb: config.WORKER_MAX_MEMORY_MB });
   const engine = new TaskEngine({
     store,
@@ -60,6 +67,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     async close(graceMs = config.SHUTDOWN_GRACE_MS) {
       await engine.stop(graceMs);
       await pool.close();
+      await checkpointer?.stop();
       // SQLite only: fold the WAL back into the file, so a clean stop leaves one file.
       if (store.dialect === 'sqlite') (store as SqliteStore).connection.sqlite.pragma('wal_checkpoint(TRUNCATE)');
       await store.close();

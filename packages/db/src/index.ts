@@ -3,6 +3,7 @@
 export type * from './store.ts';
 export type { TokenTaken } from './queries/principal-queries.ts';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
+export { startWalCheckpointer, BACKSTOP_PAGES, type WalCheckpointer } from './wal-checkpointer.ts';
 export { type SynchronousMode } from './connection.ts';
 export {
   HELD_CLAIM_PREFIX,
