@@ -2,8 +2,9 @@
 // in-memory task store (sdk1-peer-server.ts). Both on the wire they share, 2025-11-25: creating a
 // task one at a time and ten at once, and tasks/get of a working task under 50 pollers; ours also
 // creates on its own 2026-07-28 wire. Ours is the default server (a SQLite file, synchronous=FULL)
-// creating reflow_month behind busy workers; the peer's tool only starts a timer, and the peer keeps
-// its tasks in memory (a restart loses them). Every figure comes from its own fresh server process,
+// creating reflow_month behind busy workers, and again on an accept-only node (WORKERS=0, no solve
+// sharing the cores); the peer's tool only starts a timer, and the peer keeps its tasks in memory
+// (a restart loses them). Every figure comes from its own fresh server process,
 // after a warm-up run on that process.
 import Table from 'cli-table3';
 import type { Scenario } from '@reflow/seed';
@@ -26,6 +27,8 @@ export interface PeerOptions {
 export interface PeerFigures {
   /** 2025-11-25 create with 1 and 10 connections. */
   create2025: { ours: LoadFigures; peer: LoadFigures }[];
+  /** Ours only, the same 2025-11-25 creates on an accept-only node (WORKERS=0), set against the peer's row. */
+  create2025AcceptOnly: LoadFigures[];
   /** Ours only: the 2026-07-28 create with 1 and 10 connections, behind busy workers. */
   create2026: LoadFigures[];
   /** The same on an accept-only node (WORKERS=0): no solver thread shares the two cores with the creates. */
@@ -180,6 +183,11 @@ export async function measurePeer(
       peer: await create2025(sdk1PeerTarget, connections, options),
     });
   }
+  const create2025AcceptOnlyFigures: LoadFigures[] = [];
+  for (const connections of CREATE_CONNECTIONS) {
+    progress(`peer: create (2025-11-25, ours only), ${connections} connection(s), accept-only…`);
+    create2025AcceptOnlyFigures.push(await create2025(() => ours(scenario, { WORKERS: '0' }), connections, options));
+  }
   const create2026Figures: LoadFigures[] = [];
   const acceptOnlyFigures: LoadFigures[] = [];
   for (const connections of CREATE_CONNECTIONS) {
@@ -198,6 +206,7 @@ export async function measurePeer(
   };
   return {
     create2025: create2025Figures,
+    create2025AcceptOnly: create2025AcceptOnlyFigures,
     create2026: create2026Figures,
     create2026AcceptOnly: acceptOnlyFigures,
     get2025: get,
@@ -208,6 +217,7 @@ export async function measurePeer(
 export function peerFailures(figures: PeerFigures): number {
   const all = [
     ...figures.create2025.flatMap((f) => [f.ours, f.peer]),
+    ...figures.create2025AcceptOnly,
     ...figures.create2026,
     ...figures.create2026AcceptOnly,
     figures.get2025.ours,
@@ -230,6 +240,11 @@ export function peerReport(figures: PeerFigures, options: PeerOptions): string {
   CREATE_CONNECTIONS.forEach((n, i) => {
     const { ours: o, peer: p } = figures.create2025[i];
     table.push([`create, ${at(n)} (2025-11-25)`, rate(o), rate(p), ratio(o, p), detail(o), detail(p)]);
+  });
+  CREATE_CONNECTIONS.forEach((n, i) => {
+    const o = figures.create2025AcceptOnly[i];
+    const p = figures.create2025[i].peer;
+    table.push([`create, ${at(n)} (2025-11-25, ours accept-only node)`, rate(o), rate(p), ratio(o, p), detail(o), '']);
   });
   for (const [label, rows] of [
     ['ours on 2026-07-28', figures.create2026],
