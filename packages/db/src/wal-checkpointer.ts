@@ -12,8 +12,8 @@ import type { Connection } from './connection.ts';
 
 /** SQLite's own threshold, restored when the checkpointer stops or its thread dies. */
 const DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
-/** The server's connection checkpoints itself only when the WAL has grown past this (about 40 MB). */
-export const BACKSTOP_PAGES = 10_000;
+/** The server's connection checkpoints itself only when the WAL has grown past this (about 25 MB). */
+export const BACKSTOP_PAGES = 6_000;
 
 export interface WalCheckpointer {
   /** Checkpoints the worker has run that copied frames (for tests and metrics). */
