@@ -12,13 +12,19 @@ import { rpc } from './helper.ts';
 const toolsListLines = (output: string) =>
   output.split('\n').filter((line) => line.includes('"method":"tools/list"') && line.includes('request completed'));
 
-test("a quiet server's request line reaches stdout within a moment, while the server runs", async (t) => {
+/** `npm start`'s entry as its own process, on a database of its own; killed and dropped after the test. */
+async function serverOnFreshDatabase(t: { after(fn: () => Promise<void>): void }) {
   const database = await freshTestDatabase();
   const server = await startServerProcess(database.location, {}, true);
   t.after(async () => {
     await server.kill();
     await database.drop();
   });
+  return server;
+}
+
+test("a quiet server's request line reaches stdout within a moment, while the server runs", async (t) => {
+  const server = await serverOnFreshDatabase(t);
   assert.equal((await rpc(server.mcpUrl, 'tools/list')).status, 200);
   const deadline = Date.now() + 2_000;
   while (toolsListLines(server.output()).length === 0 && Date.now() < deadline) await sleep(20);
@@ -27,12 +33,7 @@ test("a quiet server's request line reaches stdout within a moment, while the se
 });
 
 test('a clean shutdown writes every buffered line, each whole', async (t) => {
-  const database = await freshTestDatabase();
-  const server = await startServerProcess(database.location, {}, true);
-  t.after(async () => {
-    await server.kill();
-    await database.drop();
-  });
+  const server = await serverOnFreshDatabase(t);
   const answers = await Promise.all(Array.from({ length: 40 }, () => rpc(server.mcpUrl, 'tools/list')));
   assert.ok(answers.every((a) => a.status === 200));
   // At once: the lines of the last requests are still in the buffer.
