@@ -38,6 +38,7 @@ export default {
     '!/scripts/test-store.mjs',
     '!/scripts/test-sql.mjs',
     '!/scripts/postgres-for-tests.mjs',
+    '!/scripts/free-port.mjs',
   ],
   // What the guarantees rest on (line ranges): the create (with its admit, in one transaction), cancel
   // and answer, the claim, the fence, park, the attempt and its fenced finish, the sweep's give-up,
