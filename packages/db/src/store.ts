@@ -179,6 +179,7 @@ export interface NodeStore {
    * and releases its claims (each with an event saying so), in one transaction. Returns their ids.
    */
   reapLapsed(lapseMs: number, message: string): Promise<string[]>;
+  /** The nodes in the order they started (ties by id). */
   list(): Promise<NodeInfo[]>;
   /** A clean shutdown: the node's claims are released and its row removed. */
   unregister(id: string, message: string): Promise<void>;

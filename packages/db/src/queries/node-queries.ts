@@ -37,7 +37,7 @@ export function nodeQueries(db: Db) {
     },
 
     list(): NodeRow[] {
-      return db.select().from(nodes).orderBy(nodes.startedAt).all();
+      return db.select().from(nodes).orderBy(nodes.startedAt, nodes.id).all();
     },
 
     unregister(id: string, now: number, message: string): void {

@@ -42,19 +42,17 @@ export function taskRecordQueries(db: Db) {
     .where(eq(tasks.id, sql.placeholder('id')))
     .prepare();
 
-  // The create's statements, prepared once and run through better-sqlite3 directly (profiles of the
-  // create path under load: building them per call, then drizzle's per-call mapping, cost more than the writes).
-  // Asked inside every create's savepoint and almost never found: an id through better-sqlite3
-  // directly, the row (drizzle's mapping) only for a hit.
+  // The create's statements, prepared once and run through better-sqlite3 directly: in profiles of
+  // the create path under load, building them per call, then drizzle's per-call filling and mapping,
+  // cost more than the writes. The duplicate check is almost never a hit: only a hit reads the row.
   const workingDuplicateId = db.$client
     .prepare<[string, string, string, number], string>(
       `SELECT id FROM tasks WHERE owner = ? AND kind = ? AND dedupe_key = ?
        AND status IN ('working', 'input_required') AND expires_at > ? LIMIT 1`,
     )
     .pluck();
-  // The insert itself through better-sqlite3 directly, and the new row built here: drizzle's filling
-  // of sixteen placeholders and its mapping of the RETURNING row cost a create more than the insert.
-  // The row is every column as written, the rest at their defaults (store-contract checks it equals a read).
+  // No RETURNING: the new row is built from what was written and the defaults of the rest
+  // (store-contract.test.ts checks it equals a read, column for column).
   const insertTask = db.$client.prepare(
     `INSERT INTO tasks (${NEW_TASK_COLUMNS.map((c) => getTableColumns(tasks)[c].name).join(', ')})
      VALUES (${NEW_TASK_COLUMNS.map((c) => `@${c}`).join(', ')})`,

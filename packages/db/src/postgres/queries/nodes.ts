@@ -43,7 +43,7 @@ export function nodeQueries(db: PgDb, onDatabaseTime: (dbNow: number, sentAt: nu
         return dead;
       }),
 
-    list: () => db.select().from(nodes).orderBy(asc(nodes.startedAt)),
+    list: () => db.select().from(nodes).orderBy(asc(nodes.startedAt), asc(nodes.id)),
 
     unregister: (id, message) =>
       db.transaction(async (tx) => {
