@@ -17,13 +17,8 @@ try {
   console.error(`studio reflow server did not start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 }
-logger.info(
-  { url: `${server.url}/mcp`, store: server.services.store.location, workers: config.WORKERS },
-  'studio reflow server listening',
-);
-// Out at once: whoever started the server waits for this line.
-logger.flush();
-
+// The signal handlers are in place before the server says it is listening: a SIGTERM sent the
+// moment the line appears must shut it down cleanly, not kill it.
 let shuttingDown = false;
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
@@ -46,3 +41,10 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     );
   });
 }
+
+logger.info(
+  { url: `${server.url}/mcp`, store: server.services.store.location, workers: config.WORKERS },
+  'studio reflow server listening',
+);
+// Out at once: whoever started the server waits for this line.
+logger.flush();

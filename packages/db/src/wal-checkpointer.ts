@@ -29,6 +29,8 @@ export function startWalCheckpointer(
   const { sqlite, path } = connection;
   const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
     workerData: { path, everyMs: options.everyMs ?? 250, busyTimeoutMs: options.busyTimeoutMs ?? 5_000 },
+    // Plain JavaScript: none of the process's loaders (tsx under `npm run dev` and the tests).
+    execArgv: [],
   });
   worker.unref();
   sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
