@@ -5,8 +5,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const { path, everyMs, busyTimeoutMs } = workerData;
-const db = new Database(path, { timeout: busyTimeoutMs });
+const { path, everyMs } = workerData;
+const db = new Database(path);
 // A checkpoint syncs the WAL before it copies and the database after (FULL and NORMAL alike).
 db.pragma('synchronous = FULL');
 db.pragma('wal_autocheckpoint = 0');

@@ -24,11 +24,11 @@ export interface WalCheckpointer {
 
 export function startWalCheckpointer(
   connection: Connection,
-  options: { everyMs?: number; busyTimeoutMs?: number; onError?: (error: Error) => void } = {},
+  options: { everyMs?: number; onError?: (error: Error) => void } = {},
 ): WalCheckpointer {
   const { sqlite, path } = connection;
   const worker = new Worker(new URL('./wal-checkpoint-worker.mjs', import.meta.url), {
-    workerData: { path, everyMs: options.everyMs ?? 250, busyTimeoutMs: options.busyTimeoutMs ?? 5_000 },
+    workerData: { path, everyMs: options.everyMs ?? 250 },
     // Plain JavaScript: none of the process's loaders (tsx under `npm run dev` and the tests).
     execArgv: [],
   });

@@ -8,7 +8,7 @@
 import pino from 'pino';
 
 /** How long a line may wait in the buffer. */
-export const FLUSH_EVERY_MS = 100;
+const FLUSH_EVERY_MS = 100;
 /** Bytes buffered before a write goes out without waiting for the timer. */
 const CHUNK_BYTES = 8 * 1024;
 
