@@ -22,19 +22,23 @@ interface Call {
   end: number;
 }
 
-/** strace -f -ttt -T -y output as calls with start and end times (a call another thread interrupted comes in two lines). */
+/**
+ * strace -f -ttt -T -y output as calls with start and end times (a call another thread interrupted
+ * comes in two lines). strace pads the pid to five columns (`%-5d `): a pid under 10000 is followed
+ * by more than one space.
+ */
 function parseTrace(text: string): Call[] {
   const calls: Call[] = [];
   const open = new Map<string, Omit<Call, 'end'>>();
   for (const line of text.split('\n')) {
-    const resumed = /^(\d+) ([\d.]+) <\.\.\. (\w+) resumed>/.exec(line);
+    const resumed = /^(\d+) +([\d.]+) <\.\.\. (\w+) resumed>/.exec(line);
     if (resumed) {
       const started = open.get(resumed[1]);
       open.delete(resumed[1]);
       if (started) calls.push({ ...started, end: Number(resumed[2]) });
       continue;
     }
-    const call = /^(\d+) ([\d.]+) (\w+)\((.*)$/.exec(line);
+    const call = /^(\d+) +([\d.]+) (\w+)\((.*)$/.exec(line);
     if (!call) continue;
     const [, pid, at, name, rest] = call;
     if (rest.endsWith('<unfinished ...>')) {
