@@ -53,11 +53,21 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     const claimant = (await tasks.get(taskId))!.claimedBy;
     const old = servers.find((s) => s.services.engine.instanceId === claimant)!;
     const next = servers.find((s) => s !== old)!;
-    // Its lease lapses; the other server claims the task at once: attempt 2. (A minute back, so it
-    // has lapsed by the database's clock too, which PostgreSQL judges leases by.)
-    assert.equal(await sql.run('UPDATE tasks SET lease_expires_at = ? WHERE id = ?', Date.now() - 60_000, taskId), 1);
-    await next.services.engine.kick();
-    const claimed = (await tasks.get(taskId))!;
+    // Its lease lapses; the other server claims the task: attempt 2. (A minute back, so it has
+    // lapsed by the database's clock too, which PostgreSQL judges leases by.) A claim can miss it
+    // for a moment: on PostgreSQL a claim skips a row another transaction holds (attempt 1's
+    // progress write), and attempt 1's heartbeat may renew the lease before the claim. So the lapse
+    // is staged again until a claim takes it (attempt 1 still holds it in between).
+    const claimed = await pollUntil(async () => {
+      const lapsed = await sql.run(
+        'UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempt = 1',
+        Date.now() - 60_000,
+        taskId,
+      );
+      if (lapsed === 1) await next.services.engine.kick();
+      const row = (await tasks.get(taskId))!;
+      return row.attempt === 2 ? row : undefined;
+    }, 'the other server to claim the task');
     assert.deepEqual([claimed.attempt, claimed.claimedBy], [2, next.services.engine.instanceId]);
 
     // Attempt 1 solves on, then tries to commit.
