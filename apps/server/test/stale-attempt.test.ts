@@ -66,6 +66,7 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
       );
       if (lapsed === 1) await next.services.engine.kick();
       const row = (await tasks.get(taskId))!;
+      assert.equal(row.status, 'working', 'attempt 1 ended before its lapse was staged');
       return row.attempt === 2 ? row : undefined;
     }, 'the other server to claim the task');
     assert.deepEqual([claimed.attempt, claimed.claimedBy], [2, next.services.engine.instanceId]);
