@@ -20,12 +20,12 @@ export function taskClaimQueries(db: Db) {
     .from(tasks)
     .where(queued)
     .prepare();
-  // Raw [createdAt, id] pairs: drizzle's mapping per row cost a snapshot of thousands of queued
-  // tasks more than the read itself (an accept-only node's queue under load).
-  // Queued: working, unclaimed, not expired (as `queued` above); in claimNext's order.
-  const order = db.$client.prepare<[number], [number, string]>(
-    `SELECT created_at, id FROM tasks WHERE status = 'working' AND claimed_by IS NULL AND expires_at > ? ORDER BY created_at, id`,
-  );
+  const order = db
+    .select({ createdAt: tasks.createdAt, id: tasks.id })
+    .from(tasks)
+    .where(queued)
+    .orderBy(asc(tasks.createdAt), asc(tasks.id))
+    .prepare();
 
   return {
     /**
@@ -206,10 +206,9 @@ export function taskClaimQueries(db: Db) {
 
     /** The queue in the order it is worked: oldest first (ties by id), as claimNext takes them. */
     queueOrder(now: number): { createdAt: number; id: string }[] {
-      return order
-        .raw()
-        .all(now)
-        .map(([createdAt, id]) => ({ createdAt, id }));
+      // Unmapped rows, [createdAt, id]: drizzle's mapping per row cost a snapshot of thousands of
+      // queued tasks more than the read itself (an accept-only node's queue under load).
+      return (order.values({ now }) as [number, string][]).map(([createdAt, id]) => ({ createdAt, id }));
     },
   };
 }
