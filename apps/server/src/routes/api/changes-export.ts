@@ -3,7 +3,7 @@
 import type { StoreQueries } from '@reflow/db';
 import type { ReflowResult } from '@reflow/reflow';
 import { stringify } from 'csv-stringify/sync';
-import ical from 'ical-generator';
+import ical, { escape as escapeIcsText } from 'ical-generator';
 import { DateTime } from 'luxon';
 
 export const CSV_COLUMNS = [
@@ -64,7 +64,15 @@ export async function changesCsv(result: ReflowResult, store: StoreQueries, zone
       ];
     }),
   ];
-  return stringify(rows, { header: true, columns: [...CSV_COLUMNS] });
+  // OWASP's CSV-injection rule: a text cell a spreadsheet would evaluate (= + - @, a tab or CR
+  // first) gets a leading ' (escape_formulas); csv-stringify leaves negative numbers as numbers.
+  // A line feed or a full-width sign first is evaluated by some spreadsheets too: neutralised the same way.
+  return stringify(rows, {
+    header: true,
+    columns: [...CSV_COLUMNS],
+    escape_formulas: true,
+    cast: { string: (value) => (/^[\n＝＋－＠]/.test(value) ? `'${value}` : value) },
+  });
 }
 
 /** One event per moved booking, at its new room and time (UTC instants: any calendar program places them). */
@@ -77,7 +85,8 @@ export async function changesIcs(
   const rooms = new Map((await store.site.listRooms()).map((r) => [r.id, r.name]));
   const bookings = await bookingsOf(result, store);
   const calendar = ical({
-    name: `${siteName}: bookings moved by reflow ${taskId}`,
+    // ical-generator escapes event text but writes the calendar's name (NAME, X-WR-CALNAME) as given.
+    name: icsText(`${siteName}: bookings moved by reflow ${taskId}`),
     prodId: '//studio-reflow//changes//EN',
   });
   for (const m of result.moves) {
@@ -88,10 +97,26 @@ export async function changesIcs(
       id: `${taskId}-${m.bookingId}@studio-reflow`,
       start: start.toJSDate(),
       end: start.plus({ minutes }).toJSDate(),
-      summary: m.title,
-      location: rooms.get(m.toRoom) ?? m.toRoom,
-      description: `Booking ${m.bookingId}${booking ? ` for ${booking.customer}` : ''} moved from ${rooms.get(m.fromRoom) ?? m.fromRoom} at ${m.fromStart}`,
+      summary: plainText(m.title),
+      location: plainText(rooms.get(m.toRoom) ?? m.toRoom),
+      description: plainText(
+        `Booking ${m.bookingId}${booking ? ` for ${booking.customer}` : ''} moved from ${rooms.get(m.fromRoom) ?? m.fromRoom} at ${m.fromStart}`,
+      ),
     });
   }
   return calendar.toString();
 }
+
+/** Control characters RFC 5545 allows in no TEXT value (a tab is allowed; line breaks are escaped first). */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000A-\u001F\u007F]/g;
+
+/** A TEXT value as RFC 5545 writes it: backslash, ; and , escaped, line breaks as \n, no control characters. */
+const icsText = (text: string) => escapeIcsText(text, false).replace(CONTROL, '');
+
+/** Control characters but the line feed, for the values ical-generator escapes itself. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_BUT_LF = /[\u0000-\u0008\u000B-\u001F\u007F]/g;
+
+/** For the values ical-generator escapes itself: line breaks kept (it escapes them), other control characters dropped. */
+const plainText = (text: string) => text.replace(/\r\n?/g, '\n').replace(CONTROL_BUT_LF, '');
