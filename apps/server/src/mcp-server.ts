@@ -174,7 +174,7 @@ export function taskToolsFor(
   };
   return new Map<string, TaskToolDefinition<any>>([
     ['reflow_month', reflowMonth],
-    ['revert_reflow', revertReflowTool(services, caller)],
+    ['revert_reflow', revertReflowTool(services, caller, limits)],
   ]);
 }
 
@@ -196,12 +196,17 @@ export function callerTasks(services: Services, authInfo: Parameters<typeof call
  * revert_reflow {taskId}: for the reflow's owner or an operator, a task that puts back what the
  * reflow moved (where still possible), once per reflow. Refusals are tool errors with a stable code.
  */
-function revertReflowTool(services: Services, caller: Principal): TaskToolDefinition<{ taskId: string }> {
+function revertReflowTool(
+  services: Services,
+  caller: Principal,
+  limits?: CreationLimits,
+): TaskToolDefinition<{ taskId: string }> {
   const start = async (taskId: string) => {
     try {
-      return await startRevert(services, taskId, caller);
+      return await startRevert(services, taskId, caller, limits);
     } catch (error) {
-      if (error instanceof RevertRefused) throw new Error(`${error.code}: ${error.message}`, { cause: error });
+      if (error instanceof RevertRefused || error instanceof CreationLimitError)
+        throw new Error(`${error.code}: ${error.message}`, { cause: error });
       throw error;
     }
   };

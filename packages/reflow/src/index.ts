@@ -14,6 +14,7 @@ export {
   type OperatorApprovalRequest,
   type OperatorDecision,
 } from './operator-approval.ts';
+export { readAppliedVersions } from './applied-versions.ts';
 export {
   revertTaskHandler,
   revertResultSchema,

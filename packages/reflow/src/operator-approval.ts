@@ -14,11 +14,12 @@ import type { ReflowResult } from './reflow-result.ts';
 export const OPERATOR = 'operator';
 export const DECISION = 'decision';
 
-/** What the operator is asked: the plan as a not-yet-applied result, to show before and after. */
+/** What the operator is asked: for a reflow, the plan as a not-yet-applied result, to show before and after. */
 export interface OperatorApprovalRequest {
   kind: 'operator_approval';
   message: string;
-  proposal: ReflowResult;
+  /** A reflow's plan; a revert has none (it decides what goes back when it runs). */
+  proposal?: ReflowResult;
 }
 
 /** What the operator answered, as the result and the history record it. */

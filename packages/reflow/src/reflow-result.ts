@@ -60,9 +60,19 @@ export function toCallToolResult(result: ReflowResult) {
           `${result.operatorDecision.decision === 'approved' ? 'Approved' : 'Rejected; nothing was moved'} by operator ${result.operatorDecision.by} at ${result.operatorDecision.at}${result.operatorDecision.reason ? `: ${result.operatorDecision.reason}` : ''}.`,
         ]
       : []),
-    `${verb} ${result.moved} of ${result.affected} bookings out of ${result.offlineRooms.join(', ')} (${result.window.from} to ${result.window.to}); ${result.unresolved} need rebooking.`,
+    `${verb} ${result.moved} of ${result.affected} bookings out of ${result.offlineRooms.join(', ')} (${result.window.from} to ${result.window.to}); ${unresolvedPhrase(result)}.`,
     `Total shift ${result.totalShiftMinutes} min; moved count ${result.optimal.moved ? 'proven optimal' : `at most ${result.movedBound}`}.`,
     ...result.unresolvedBookings.slice(0, 10).map((u) => `- ${u.bookingId} (${u.title}): ${u.reason}`),
   ];
   return { content: [{ type: 'text' as const, text: lines.join('\n') }], structuredContent: result };
+}
+
+/**
+ * What became of the bookings that did not move: those needing rebooking, and apart from them those
+ * left alone because they changed meanwhile (another apply of the same plan got there first, say).
+ */
+export function unresolvedPhrase(r: Pick<ReflowResult, 'unresolved' | 'unresolvedBookings'>): string {
+  const changed = r.unresolvedBookings.filter((u) => u.code === 'changed').length;
+  const rebook = `${r.unresolved - changed} need rebooking`;
+  return changed === 0 ? rebook : `${rebook}; ${changed} changed meanwhile and left as they are`;
 }

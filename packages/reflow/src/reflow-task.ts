@@ -4,6 +4,7 @@ import type { Plan, SolveProgress } from '@reflow/solver';
 import type { Applied, ApplyHooks } from './apply-plan.ts';
 import { newStopFlag, PermanentTaskError, raiseStopFlag, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { applyPlan } from './apply-plan.ts';
+import { appliedMeta, appliedVersions } from './applied-versions.ts';
 import {
   APPROVAL,
   approvalQuestion,
@@ -14,7 +15,7 @@ import {
   type AwaitingApproval,
 } from './approval-gate.ts';
 import type { ReflowInput } from './reflow-args.ts';
-import { toCallToolResult, type ReflowResult } from './reflow-result.ts';
+import { toCallToolResult, unresolvedPhrase, type ReflowResult } from './reflow-result.ts';
 import { humanRange, toLocalIso } from './local-time.ts';
 import { localisePlan } from './localise-reasons.ts';
 import { progressMessage } from './progress-message.ts';
@@ -145,7 +146,9 @@ function applyOutcome(
         ...(approval ? { approval } : {}),
         ...(operatorDecision ? { operatorDecision } : {}),
       };
-      return { result: toCallToolResult(result), message: summary(result) };
+      // A revert puts back only what is still as this apply left it: it compares these versions.
+      const versions = await appliedVersions(applied, tx);
+      return { result: { ...toCallToolResult(result), _meta: appliedMeta(versions) }, message: summary(result) };
     },
   };
 }
@@ -205,7 +208,7 @@ function countAffected(s: Snapshot): number {
 }
 
 function summary(r: ReflowResult): string {
-  return `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings; ${r.unresolved} need rebooking`;
+  return `${r.applied ? 'Moved' : 'Would move'} ${r.moved} of ${r.affected} bookings; ${unresolvedPhrase(r)}`;
 }
 
 type Kept = Pick<Snapshot, 'timezone' | 'versions' | 'bookings' | 'generation'>;

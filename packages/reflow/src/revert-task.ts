@@ -1,7 +1,8 @@
-import type { Store, StoreQueries } from '@reflow/db';
-import { PermanentTaskError, type TaskHandler } from '@reflow/tasks';
+import type { BookingRow, Store, StoreQueries } from '@reflow/db';
+import { PermanentTaskError, type TaskHandler, type TaskOutcome } from '@reflow/tasks';
 import { z } from 'zod';
 import { humanRange, toLocalIso } from './local-time.ts';
+import { DECISION, OPERATOR, readDecision, type OperatorApprovalRequest } from './operator-approval.ts';
 import type { ReflowInput } from './reflow-args.ts';
 import { confirmedAround } from './slot-conflicts.ts';
 import { reflowScope } from './snapshot.ts';
@@ -17,6 +18,13 @@ export interface RevertInput {
   reflowTaskId: string;
   /** The reverted reflow's request: the days it holds, so an overlapping reflow waits for the revert. */
   reflow: ReflowInput;
+  /**
+   * The version each booking had right after the reflow wrote it (from its result): one written
+   * since is left as it is. Absent for a reflow applied before results recorded them.
+   */
+  applied?: Record<string, number>;
+  /** APPROVAL=operator and a client asked: nothing is put back before an operator approves. */
+  operatorApproval?: boolean;
 }
 
 export const revertResultSchema = z.object({
@@ -29,6 +37,15 @@ export const revertResultSchema = z.object({
   notRestoredBookings: z.array(
     z.object({ bookingId: z.string(), title: z.string(), code: z.string(), reason: z.string() }),
   ),
+  operatorDecision: z
+    .object({
+      decision: z.enum(['approved', 'rejected']),
+      by: z.string(),
+      at: z.string(),
+      reason: z.string().optional(),
+    })
+    .optional()
+    .describe('APPROVAL=operator: who approved this revert, and when'),
 });
 export type RevertResult = z.infer<typeof revertResultSchema>;
 
@@ -52,11 +69,27 @@ export function revertTaskHandler(options: { store: Store }): TaskHandler<Revert
       `Queued: revert reflow ${input.reflowTaskId} (${input.reflow.offlineRooms.join(', ')}, ${humanRange(input.reflow.from, input.reflow.to)})`,
     scope: (input) => reflowScope(input.reflow, store),
     async run(input, ctx) {
+      const answer = ctx.resumed?.responses[DECISION];
+      if (input.operatorApproval && answer === undefined) return awaitOperatorForRevert(input);
+      const decision = answer === undefined ? undefined : readDecision(answer);
+      if (decision) {
+        const said = `${decision.decision === 'approved' ? 'Approved' : 'Rejected'} by operator ${decision.by}${decision.reason ? `: ${decision.reason}` : ''}`;
+        ctx.progress(said, decision);
+        // Rejected: the revert fails, so the reflow stays revertible (a completed revert would count as done).
+        if (decision.decision === 'rejected')
+          throw new PermanentTaskError(`RFL_REVERT_REJECTED: ${said}; nothing was put back`, -32603, {
+            code: 'RFL_REVERT_REJECTED',
+            operatorDecision: decision,
+          });
+      }
       ctx.progress(`Putting back what reflow ${input.reflowTaskId} moved`);
       return {
         status: 'completed',
         commit: async (tx) => {
-          const result = await revert(ctx.taskId, input.reflowTaskId, tx);
+          const result = {
+            ...(await revert(ctx.taskId, input, tx)),
+            ...(decision ? { operatorDecision: decision } : {}),
+          };
           const text = `Put back ${result.restored} booking(s); ${result.notRestored} could not be (reflow ${input.reflowTaskId}).`;
           const lines = [text, ...result.notRestoredBookings.slice(0, 10).map((u) => `- ${u.bookingId}: ${u.reason}`)];
           return {
@@ -69,7 +102,17 @@ export function revertTaskHandler(options: { store: Store }): TaskHandler<Revert
   };
 }
 
-async function revert(taskId: string, reflowTaskId: string, tx: StoreQueries): Promise<RevertResult> {
+/** APPROVAL=operator: a client's revert moves bookings, so it waits for an operator like its reflow did. */
+function awaitOperatorForRevert(input: RevertInput): TaskOutcome {
+  const message = `Waiting for an operator to approve: revert reflow ${input.reflowTaskId} (${input.reflow.offlineRooms.join(', ')}, ${humanRange(input.reflow.from, input.reflow.to)})`;
+  const request: OperatorApprovalRequest = { kind: 'operator_approval', message };
+  return { status: 'input_required', awaiting: OPERATOR, requests: { [DECISION]: request }, message };
+}
+
+async function revert(taskId: string, input: RevertInput, tx: StoreQueries): Promise<RevertResult> {
+  const { reflowTaskId } = input;
+  // Written since the reflow: another move, a new end or title, a status change.
+  const editedSince = (b: BookingRow) => input.applied?.[b.id] !== undefined && b.version !== input.applied[b.id];
   const at = await tx.now();
   const zone = (await tx.site.getSite())?.timezone ?? 'UTC';
   const notRestored: RevertResult['notRestoredBookings'] = [];
@@ -84,7 +127,7 @@ async function revert(taskId: string, reflowTaskId: string, tx: StoreQueries): P
   );
   for (const m of moves) {
     const b = locked.get(m.bookingId);
-    if (!b || b.status !== 'confirmed' || b.roomId !== m.toRoom || b.startAt !== m.toStart) {
+    if (!b || b.status !== 'confirmed' || b.roomId !== m.toRoom || b.startAt !== m.toStart || editedSince(b)) {
       notRestored.push({
         bookingId: m.bookingId,
         title: b?.title ?? m.bookingId,
@@ -107,7 +150,7 @@ async function revert(taskId: string, reflowTaskId: string, tx: StoreQueries): P
   for (const u of unresolved) {
     if (u.code === 'changed') continue; // the reflow left it alone
     const b = locked.get(u.bookingId);
-    if (!b || b.status !== 'needs_rebooking') {
+    if (!b || b.status !== 'needs_rebooking' || editedSince(b)) {
       notRestored.push({
         bookingId: u.bookingId,
         title: b?.title ?? u.bookingId,
