@@ -171,9 +171,13 @@ export const taskDetailSchema = {
   },
 } as const;
 
+/** A POST whose body is optional: none at all, or an object with exactly these fields. */
+export const optionalBody = <P extends Record<string, unknown>>(properties: P) =>
+  ({ type: ['object', 'null'], additionalProperties: false, properties }) as const;
+
 export const decisionBodySchema = {
   $id: 'DecisionBody',
-  type: 'object',
+  type: ['object', 'null'],
   additionalProperties: false,
   properties: {
     reason: {

@@ -8,6 +8,7 @@ import { reflowRoutes } from './reflow-routes.ts';
 import { exportRoutes } from './export-routes.ts';
 import { nodeListSchema, nodeRoutes } from './node-routes.ts';
 import { siteRoutes } from './site-routes.ts';
+import { useStrictValidation } from './strict-validation.ts';
 import { taskRoutes } from './task-routes.ts';
 
 const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
@@ -22,6 +23,7 @@ const ALLOWED_QUERY: Partial<Record<string, string[]>> = {
 export async function apiRoutes(app: FastifyInstance, options: { services: Services }): Promise<void> {
   app.addSchema(errorBodySchema);
   for (const schema of [...sharedSchemas, nodeListSchema]) app.addSchema(schema);
+  useStrictValidation(app, [...sharedSchemas]);
 
   // ajv would drop unknown query parameters silently; a misspelt filter must not list everything.
   app.addHook('preValidation', async (request) => {

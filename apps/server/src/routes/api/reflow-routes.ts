@@ -9,6 +9,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { BadRequestError, NotADryRunError, UnknownTaskError } from './api-errors.ts';
+import { optionalBody } from './api-schemas.ts';
 import { toTaskSummary } from './task-presenter.ts';
 import { taskIdParams } from './task-routes.ts';
 import { startRevert } from '../../tools/start-revert.ts';
@@ -36,7 +37,8 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
         body: {
           type: 'object',
           required: ['month', 'offline_rooms'],
-          // Unknown fields are refused by the use case's strict schema (ajv here would drop them silently).
+          // Not confirm: the console cannot answer a confirm question (the operator's preview is a dry run).
+          additionalProperties: false,
           properties: {
             month: { type: 'string', description: 'YYYY-MM' },
             offline_rooms: { type: 'array', items: { type: 'string' }, description: 'Ids of the rooms going offline' },
@@ -75,6 +77,7 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
         summary:
           "Apply exactly the plan a completed dry run previewed, instead of solving again: a new reflow_month task (the operator's own) re-checks every move at apply time and reports, never overwrites, what changed meanwhile (409 RFL_NOT_A_DRY_RUN otherwise)",
         params: taskIdParams,
+        body: optionalBody({}),
         response: { 202: { $ref: 'TaskSummary#' }, 404: { $ref: 'ApiError#' }, 409: { $ref: 'ApiError#' } },
       },
     },
@@ -107,6 +110,7 @@ export async function reflowRoutes(app: FastifyInstance, options: { services: Se
         summary:
           'Undo a completed reflow that applied its moves: starts a task that puts each moved booking back (and confirms again those marked needs_rebooking) where still possible; once per reflow (409 RFL_NOT_REVERTIBLE, RFL_ALREADY_REVERTED)',
         params: taskIdParams,
+        body: optionalBody({}),
         response: { 202: { $ref: 'TaskSummary#' }, 404: { $ref: 'ApiError#' }, 409: { $ref: 'ApiError#' } },
       },
     },

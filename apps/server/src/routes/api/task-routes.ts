@@ -5,6 +5,7 @@ import type { Services } from '../../services.ts';
 import { TaskAlreadyFinishedError, UnknownTaskError } from './api-errors.ts';
 import { encodeCursor, parseTaskListQuery, taskListQuerySchema, type TaskListQuery } from './task-list-params.ts';
 import { toTaskDetail, toTaskSummary } from './task-presenter.ts';
+import { optionalBody } from './api-schemas.ts';
 
 export const taskIdParams = {
   type: 'object',
@@ -75,6 +76,7 @@ export async function taskRoutes(app: FastifyInstance, options: { services: Serv
         tags: ['tasks'],
         summary: 'Cancel a working task; whatever its running attempt computed is discarded',
         params: taskIdParams,
+        body: optionalBody({}),
         response: { 200: { $ref: 'TaskSummary#' }, ...errors, 409: { $ref: 'ApiError#' } },
       },
     },
