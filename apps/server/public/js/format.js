@@ -7,6 +7,8 @@ export function el(tag, attrs = {}, ...children) {
     if (k === 'class') node.className = v;
     else if (k === 'text') node.textContent = v;
     else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    // Through the CSSOM: the page's CSP refuses style attributes set as markup.
+    else if (k === 'style') node.style.cssText = v;
     else node.setAttribute(k, v === true ? '' : v);
   }
   for (const child of children.flat()) if (child !== undefined && child !== null && child !== false) node.append(child);

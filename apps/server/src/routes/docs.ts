@@ -16,5 +16,12 @@ export async function addDocsRoutes(app: FastifyInstance, options: { version: st
       security: [{ bearer: [] }],
     },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    // Swagger UI's CSP (hashes of its inline script and style), never framed, and without
+    // upgrade-insecure-requests: the server is often reached over plain http on loopback.
+    staticCSP: true,
+    transformStaticCSP: (header) =>
+      header.replace("frame-ancestors 'self'", "frame-ancestors 'none'").replace(/\s*upgrade-insecure-requests;/, ''),
+  });
 }
