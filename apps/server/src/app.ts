@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import { CreationLimits } from './auth/creation-limits.ts';
 import { listSetting, registerSecurity } from './auth/security.ts';
+import { addSecurityHeaders } from './auth/security-headers.ts';
 import { loadTokenTable, type TokenTable } from './auth/token-table.ts';
 import type { Config } from './config.ts';
 import { RequestLogController } from './logging/request-log.ts';
@@ -28,6 +29,8 @@ export async function buildApp(
   const app = Fastify({
     loggerInstance,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A client slower than this to send its request is cut off (Fastify's default, 0, waits forever).
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
     genReqId: (req) =>
       typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID(),
     requestIdHeader: false,
@@ -39,19 +42,21 @@ export async function buildApp(
     reply.code(status).send({ error: status >= 500 ? 'Internal Server Error' : error.message, code: error.code });
   });
   // First, before any route: hooks cover only routes registered after them (/mcp, /api, /ui …).
+  addSecurityHeaders(app);
   await registerSecurity(app, {
     host: config.HOST,
     tokens,
     allowedHosts: listSetting(config.ALLOWED_HOSTS),
     allowedOrigins: listSetting(config.ALLOWED_ORIGINS),
     corsOrigins: listSetting(config.CORS_ORIGINS),
+    httpRatePerMinute: config.HTTP_RATE_LIMIT_PER_MINUTE,
   });
   const limits = new CreationLimits({
     burst: config.TASK_RATE_BURST,
     perMinute: config.TASK_RATE_PER_MINUTE,
     maxActive: config.MAX_ACTIVE_TASKS_PER_PRINCIPAL,
   });
-  addMetricsRoutes(app, services.metrics);
+  addMetricsRoutes(app, services.metrics, { token: config.METRICS_TOKEN });
   await addDocsRoutes(app, { version: VERSION });
   await app.register(healthRoutes, { services });
   await app.register(apiRoutes, { prefix: '/api', services });

@@ -71,6 +71,15 @@ export const configSchema = z
     /** Tasks a principal may have working at once (counted in the database). */
     MAX_ACTIVE_TASKS_PER_PRINCIPAL: int(5, 1),
     /**
+     * Requests to /mcp and /api per minute, per principal (per IP without a valid token), on each
+     * node; only when tokens are configured (a server without is loopback only). 0 turns it off.
+     */
+    HTTP_RATE_LIMIT_PER_MINUTE: int(1200, 0),
+    /** How long a client may take to send a whole request (headers and body); 0 waits forever. */
+    REQUEST_TIMEOUT_MS: int(30_000, 0),
+    /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (at least 16 characters). */
+    METRICS_TOKEN: unsetWhenEmpty(z.string().min(16).optional()),
+    /**
      * `operator`: a reflow a client (an agent) asks to apply solves, then waits for an operator to
      * approve or reject it in the console, the API or the CLI. `none` (default): it applies at once.
      */

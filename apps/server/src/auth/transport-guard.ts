@@ -20,8 +20,12 @@ export interface TransportGuardOptions {
  */
 export const HOST_OR_ORIGIN_REFUSED = -31403;
 
-/** Probes and metrics are asked for by address (a load balancer, a pod IP), never by a browser. */
-const UNGUARDED = /^\/(healthz|readyz|metrics)(\?|$)/;
+/**
+ * Probes are asked for by address (a load balancer, a pod IP), never by a browser, and say only
+ * up or down. /metrics is guarded: it names nodes and counts tasks, which a rebinding page must not
+ * read (a scraper reaching the server by another name is listed in ALLOWED_HOSTS).
+ */
+const UNGUARDED = /^\/(healthz|readyz)(\?|$)/;
 
 /**
  * DNS-rebinding protection with the SDK's own validators: a request whose Host or Origin names
