@@ -1,3 +1,4 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Store } from '@reflow/db';
 import type { LegacyTaskStore } from '@reflow/mcp-tasks';
 import { OwnedTaskStore, toTaskView, type TaskEngine } from '@reflow/tasks';
@@ -9,11 +10,28 @@ import { OwnedTaskStore, toTaskView, type TaskEngine } from '@reflow/tasks';
 export class ListedTaskStore extends OwnedTaskStore implements LegacyTaskStore {
   readonly #engine: TaskEngine;
   readonly #store: Store;
+  readonly #seesAll: boolean;
 
   constructor(engine: TaskEngine, store: Store, options: { seesAll?: boolean } = {}) {
     super(engine, options);
     this.#engine = engine;
     this.#store = store;
+    this.#seesAll = options.seesAll ?? false;
+  }
+
+  /**
+   * Answers a task's questions: only its owner may. An operator sees and cancels every task, but a
+   * client's own `confirm` question is the client's to answer (the operator decides through /api).
+   */
+  override async update(taskId: string, principal: string, inputResponses: Record<string, unknown>): Promise<boolean> {
+    const row = await this.#engine.get(taskId);
+    // Anyone else cannot see the task at all: super answers as for an unknown id.
+    if (row && row.owner !== principal && this.#seesAll)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Task ${taskId} is ${row.owner}'s: only its owner answers its questions (an operator may see and cancel it, and decides approvals through /api)`,
+      );
+    return super.update(taskId, principal, inputResponses);
   }
 
   async list(principal: string, page: { cursor?: string; limit: number }) {
