@@ -103,7 +103,7 @@ test('refusals: a dry run or a rejected reflow 409, an unknown task 404, a clien
   assert.equal(await bookingsChecksum(s.databasePath), sum);
 });
 
-test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a task, once', async () => {
+test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a task, once an operator approves; once', async () => {
   const before = await placement();
   const taskId = await startReflowAs(s.mcpUrl, AGENT, { from: '2026-09-14', to: '2026-09-18' });
   await waitUntilAwaitingOperator(s.mcpUrl, taskId);
@@ -112,6 +112,9 @@ test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a ta
   assert.equal(applied.applied, true);
   const call = await rpc(s.mcpUrl, 'tools/call', { name: 'revert_reflow', arguments: { taskId } }, { token: AGENT });
   assert.equal(call.body.result?.resultType, 'task', JSON.stringify(call.body));
+  // APPROVAL=operator: a client's revert moves bookings, so it waits for an operator as its reflow did.
+  await waitUntilAwaitingOperator(s.mcpUrl, call.body.result.taskId);
+  await api(s.url, 'POST', `/api/tasks/${call.body.result.taskId}/approve`, {});
   const done = await finished(call.body.result.taskId, AGENT);
   assert.equal(done.status, 'completed', JSON.stringify(done));
   assert.equal(done.result.structuredContent.reflowTaskId, taskId);
