@@ -215,7 +215,8 @@ function revertReflowTool(
     description:
       'Undo a completed reflow_month that applied its moves, when the room comes back: each booking it moved goes back to its ' +
       'original room and time if still where the reflow put it and the slot is free; bookings it marked needs_rebooking are ' +
-      'confirmed again in their slot if free. What cannot go back is reported with the reason. Once per reflow; for its owner or an operator.',
+      'confirmed again in their slot if free. What cannot go back is reported with the reason. Once per reflow; for its owner or an operator. ' +
+      "Where the server requires an operator's approval (APPROVAL=operator), a client's revert waits for it, as its reflow did.",
     inputSchema: REVERT_ARGS,
     outputSchema: REVERT_RESULT,
     start: async ({ taskId }) => toTaskView(await start(taskId)),
