@@ -283,12 +283,14 @@ test('7: /mcp and /api are rate limited per principal, and per address without a
   const nodes = (token: string) =>
     fetch(`${limited.url}/api/nodes`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({
       status: r.status,
+      retryAfter: r.headers.get('retry-after'),
       body: (await r.json()) as { code?: string; error: string },
     }));
   for (let i = 0; i < 5; i++) assert.equal((await nodes(OPS)).status, 200);
   const refused = await nodes(OPS);
   assert.equal(refused.status, 429);
   assert.equal(refused.body.code, 'RFL_HTTP_RATE_LIMITED');
+  assert.match(refused.retryAfter ?? '', /^\d+$/);
   assert.match(refused.body.error, /principal ops sent more than 5 requests in a minute; retry in \d+ s/);
   // Another principal has its own allowance.
   assert.equal((await rpc(limited.mcpUrl, 'tools/list', {}, { token: AGENT })).status, 200);
