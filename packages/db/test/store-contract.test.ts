@@ -456,10 +456,11 @@ for (const kind of STORE_KINDS) {
       assert.equal(
         await store.bookings.move('bk-1', bk1.version, {
           roomId: 'studio-b',
-          startAt: bk1.startAt + 1,
-          endAt: bk1.endAt + 1,
+          startAt: bk1.startAt + 3_600_000,
+          endAt: bk1.endAt + 3_600_000,
         }),
         true,
+        'touching bk-3 (09:00–10:00) end to start is fine',
       );
       const moved = (await store.bookings.get('bk-1'))!;
       assert.equal(moved.version, bk1.version + 1);
