@@ -72,11 +72,12 @@ export class TaskEngine {
   /** The heartbeat under way, if any: one still waiting (a slow database, a held lock) is not stacked upon. */
   #beating: Promise<boolean> | undefined;
   /**
-   * Since when (performance.now()) every heartbeat of this node went through promptly; undefined after
-   * one failed, was slow, or found this node declared dead. Only a node that has watched the store
-   * for a whole lease judges others: one back from an outage has seen nobody's heartbeats meanwhile.
+   * Since when (performance.now()) every heartbeat of this node went through promptly: from the start
+   * (-Infinity), or from the first prompt one after a heartbeat failed, was slow, or found this node
+   * declared dead (undefined until then). Only a node that has watched the store for a whole lease
+   * since judges others: one back from an outage has seen nobody's heartbeats meanwhile.
    */
-  #healthySince: number | undefined;
+  #healthySince: number | undefined = -Infinity;
 
   constructor(options: TaskEngineOptions) {
     this.#o = {
