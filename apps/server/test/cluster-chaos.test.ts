@@ -108,8 +108,11 @@ test(
     // Phase 1: a frozen node and a held lock, MAX_ATTEMPTS=3 (a frozen node's attempt is taken over, which spends one).
     await Promise.all(nodes.map((node) => node.start({ MAX_ATTEMPTS: '3' })));
     // Two reflows of disjoint weeks first, while every node is idle: they run on two nodes at once.
-    const week1 = await reflow('studio-b', '2026-09-01', '2026-09-04');
-    const week3 = await reflow('studio-b', '2026-09-21', '2026-09-24');
+    // Sent together, each to its own node (round robin): each node claims one, at once.
+    const [week1, week3] = await Promise.all([
+      reflow('studio-b', '2026-09-01', '2026-09-07'),
+      reflow('studio-b', '2026-09-15', '2026-09-21'),
+    ]);
     const phase1 = [week1, week3];
     for (const [offline, from, to] of [
       ['studio-b', '2026-09-07', '2026-09-13'],
@@ -145,7 +148,7 @@ test(
     );
     const [r1, r3] = [runs.find((r) => r.task_id === week1)!, runs.find((r) => r.task_id === week3)!];
     figures.disjointWeeks = [r1, r3];
-    assert.notEqual(r1.by, r3.by, 'on two nodes');
+    assert.notEqual(r1.by, r3.by, `on two nodes: ${JSON.stringify([r1, r3])}`);
     assert.ok(r1.claimed < r3.finished && r3.claimed < r1.finished, `at the same moment: ${JSON.stringify([r1, r3])}`);
 
     // Every node is a member again (the frozen one re-registered after it was declared dead).
