@@ -113,6 +113,19 @@ test(
       reflow('studio-b', '2026-09-01', '2026-09-07'),
       reflow('studio-b', '2026-09-15', '2026-09-21'),
     ]);
+    await settled([week1, week3], 'disjoint weeks');
+    // Disjoint weeks at the same moment: each one's run (claimed to finished) overlaps the other's.
+    const runs = await query<{ task_id: string; claimed: number; by: string; finished: number }>(
+      `SELECT c.task_id, c.at AS claimed, c.data->>'by' AS by, f.at AS finished FROM task_events c
+     JOIN task_events f ON f.task_id = c.task_id AND f.kind = 'completed'
+     WHERE c.task_id = ANY($1) AND c.kind = 'claimed' ORDER BY c.task_id, c.id DESC`,
+      [[week1, week3]],
+    );
+    const [r1, r3] = [runs.find((r) => r.task_id === week1)!, runs.find((r) => r.task_id === week3)!];
+    figures.disjointWeeks = [r1, r3];
+    assert.notEqual(r1.by, r3.by, `on two nodes: ${JSON.stringify([r1, r3])}`);
+    assert.ok(r1.claimed < r3.finished && r3.claimed < r1.finished, `at the same moment: ${JSON.stringify([r1, r3])}`);
+
     const phase1 = [week1, week3];
     for (const [offline, from, to] of [
       ['studio-b', '2026-09-07', '2026-09-13'],
@@ -126,6 +139,17 @@ test(
     // Freeze the node running something, for more than two leases, while a session idle in its
     // transaction holds the nodes table for more than two leases.
     const frozen = nodes[1];
+    const runningOnFrozen = async () =>
+      (
+        await query("SELECT id FROM tasks WHERE status = 'working' AND claimed_by LIKE $1", [
+          `%:${frozen.process!.pid}`,
+        ])
+      ).length > 0;
+    const busyDeadline = Date.now() + 30_000;
+    while (!(await runningOnFrozen())) {
+      assert.ok(Date.now() < busyDeadline, 'the node to freeze runs an attempt');
+      await sleep(20);
+    }
     process.kill(frozen.process!.pid, 'SIGSTOP');
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
@@ -138,18 +162,6 @@ test(
     process.kill(frozen.process!.pid, 'SIGCONT');
     const done1 = await settled(phase1, 'freeze');
     figures.phase1 = { tasks: done1.length, extraAttempts: done1.reduce((n, r) => n + Math.max(0, r.attempt - 1), 0) };
-
-    // Disjoint weeks at the same moment: each one's run (claimed to finished) overlaps the other's.
-    const runs = await query<{ task_id: string; claimed: number; by: string; finished: number }>(
-      `SELECT c.task_id, c.at AS claimed, c.data->>'by' AS by, f.at AS finished FROM task_events c
-     JOIN task_events f ON f.task_id = c.task_id AND f.kind = 'completed'
-     WHERE c.task_id = ANY($1) AND c.kind = 'claimed' ORDER BY c.task_id, c.id DESC`,
-      [[week1, week3]],
-    );
-    const [r1, r3] = [runs.find((r) => r.task_id === week1)!, runs.find((r) => r.task_id === week3)!];
-    figures.disjointWeeks = [r1, r3];
-    assert.notEqual(r1.by, r3.by, `on two nodes: ${JSON.stringify([r1, r3])}`);
-    assert.ok(r1.claimed < r3.finished && r3.claimed < r1.finished, `at the same moment: ${JSON.stringify([r1, r3])}`);
 
     // Every node is a member again (the frozen one re-registered after it was declared dead).
     const deadline = Date.now() + 30_000;

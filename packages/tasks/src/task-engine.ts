@@ -154,7 +154,7 @@ export class TaskEngine {
     try {
       if (await this.store.nodes.heartbeat(this.instanceId, [...this.#running.keys()])) {
         // A heartbeat that waited most of a lease (on a lock, a full pool) observed nothing meanwhile.
-        if (performance.now() - sentAt > this.#o.leaseMs / 3) this.#healthySince = undefined;
+        if (performance.now() - sentAt > this.#o.leaseMs / 2) this.#healthySince = undefined;
         else this.#healthySince ??= sentAt;
         return true;
       }
