@@ -2,10 +2,10 @@
 // overlapping in one room (SQLite: triggers; PostgreSQL: an exclusion constraint), whatever writes
 // them, the service or a statement behind it; an apply's vacate-then-move may swap two slots.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import pg from 'pg';
 import { PostgresStore, SqliteStore, type Store } from '../src/index.ts';
-import { STORE_KINDS, smallSite, type OpenedStore, type StoreKind } from './store-harness.ts';
+import { STORE_KINDS, opener, smallSite } from './store-harness.ts';
 
 const HOUR = 3_600_000;
 
@@ -18,15 +18,7 @@ async function behindTheService(store: Store, text: string, values: unknown[]): 
 
 for (const kind of STORE_KINDS) {
   describe(`bookings never overlap: ${kind.name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async (options?: Parameters<StoreKind['open']>[0]) => {
-      const o = await kind.open(options);
-      opened.push(o);
-      return o;
-    };
-    after(async () => {
-      for (const o of opened) await o.done();
-    });
+    const open = opener(kind);
 
     test('a direct write putting one confirmed booking on another in the same room is refused, and changes nothing', async () => {
       const { store } = await open({ seed: smallSite });

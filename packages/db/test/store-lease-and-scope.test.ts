@@ -3,9 +3,9 @@
 // while no overlapping task was claimed meanwhile; a give-up is judged again in its write; disjoint
 // scopes are held at once. Each interleaving is forced with short leases on the store's own clock.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { StaleAttemptError, type Store, type TaskRow } from '../src/index.ts';
-import { STORE_KINDS, newTask, sleep, type OpenedStore, type StoreKind } from './store-harness.ts';
+import { STORE_KINDS, opener, newTask, sleep } from './store-harness.ts';
 
 const fenceOf = (row: TaskRow) => ({ taskId: row.id, attempt: row.attempt, claimedBy: row.claimedBy! });
 const DAY = 86_400_000;
@@ -20,15 +20,7 @@ async function scoped(store: Store, startDay: number, endDay: number, over: Para
 
 for (const kind of STORE_KINDS) {
   describe(`lease fence and scopes: ${kind.name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async (options?: Parameters<StoreKind['open']>[0]) => {
-      const o = await kind.open(options);
-      opened.push(o);
-      return o;
-    };
-    after(async () => {
-      for (const o of opened) await o.done();
-    });
+    const open = opener(kind);
 
     test('a holder whose lease lapsed writes nothing (progress, renew, park, finish, holdScope); it may still give the task back', async () => {
       const { store } = await open();

@@ -53,9 +53,9 @@ export async function runAttempt(
     if (!abort.signal.aborted) abort.abort(new AttemptInterrupted('lease lost'));
   };
   /** Whether a store call of this attempt met the store away: a lease lost then was lost to the outage, not to the task. */
-  let sawOutage = false;
+  const outage = { seen: false };
   const noteTrouble = (error: unknown) => {
-    if (storeTrouble(error)) sawOutage = true;
+    if (storeTrouble(error)) outage.seen = true;
   };
   /**
    * The store refused a write of this attempt: its lease lapsed (a stall, an outage) or the task is no
@@ -112,7 +112,7 @@ export async function runAttempt(
         const lapsed = error instanceof StaleAttemptError;
         if ((!trouble && !lapsed) || abort.signal.aborted) throw error;
         if (trouble) {
-          sawOutage = true;
+          outage.seen = true;
           log.warn({ err: error, trouble }, 'the store is away; the attempt waits for it');
           if (!(await waitForStore(store, deadline, abort.signal))) throw error;
         } else if (++lapses > LAPSES_PER_WRITE) throw error;
@@ -195,13 +195,13 @@ export async function runAttempt(
       const reason: unknown = abort.signal.reason;
       const shutdown = reason instanceof AttemptInterrupted && reason.why === 'shutting down';
       // A lease lost to a database outage was not the task's doing either: no attempt spent.
-      const refund = shutdown || sawOutage;
+      const refund = shutdown || outage.seen;
       const released = await store.tasks
         .release(
           fence,
           shutdown
             ? 'The server shut down before this attempt finished; the task waits for the next start'
-            : sawOutage
+            : outage.seen
               ? 'The database was unreachable and this attempt lost its lease meanwhile; the task waits for the next worker (no attempt spent)'
               : 'Attempt stopped; the task waits for the next worker',
           { refundAttempt: refund },

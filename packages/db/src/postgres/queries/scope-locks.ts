@@ -14,8 +14,8 @@ export interface ScopeRange {
   scopeEnd: number;
 }
 
-/** The keys of `scope`'s days, in order: `key:utcDayNumber`, hashed into the scope lock class. */
-function dayKeys({ scopeKey, scopeStart, scopeEnd }: ScopeRange) {
+/** The UTC day numbers `scope` covers, in order, as a set-returning SQL expression (`day`); each lock is `key:day`. */
+function dayKeys({ scopeStart, scopeEnd }: ScopeRange) {
   const first = Math.floor(scopeStart / DAY_MS);
   const last = Math.floor(Math.max(scopeStart, scopeEnd - 1) / DAY_MS);
   return sql`generate_series(${first}::bigint, ${last}::bigint) as day`;
