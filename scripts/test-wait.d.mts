@@ -5,4 +5,5 @@ export interface LoadAwareDeadline {
   /** Wall time since the start, less the time this process's most delayed thread waited for a CPU. */
   elapsedMs(): number;
 }
-export function loadAwareDeadline(ms: number): LoadAwareDeadline;
+/** `pids`: the processes whose waits for a CPU do not count (default: this one); `mainOnly`: only their main threads'. */
+export function loadAwareDeadline(ms: number, pids?: (number | 'self')[], mainOnly?: boolean): LoadAwareDeadline;
