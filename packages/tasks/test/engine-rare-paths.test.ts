@@ -184,12 +184,14 @@ test('an attempt that loses its fence while it fails for good writes nothing and
   const path = engines.freshPath();
   const { engine, store } = await engines.open(path, [], { logger: recording });
   const sql = await testSql(store);
+  let ran = false;
   engine.register({
     kind: 'taken',
     maxAttempts: 1,
     // Another process takes the task over (as after a stall) just before this attempt fails.
     async run(_input, ctx) {
       await sql.run("UPDATE tasks SET claimed_by = 'inst_other@elsewhere:1' WHERE id = ?", ctx.taskId);
+      ran = true;
       throw new Error('boom');
     },
   });
@@ -199,7 +201,8 @@ test('an attempt that loses its fence while it fails for good writes nothing and
     async () => (await engine.store.tasks.events(task.id)).some((e) => e.kind === 'claimed'),
     'the attempt to start',
   );
-  await until(() => engine.runningCount === 0, 'the attempt to end');
+  // Not only "none running": between its claim and its launch the attempt is not counted yet.
+  await until(() => ran && engine.runningCount === 0, 'the attempt to end');
   const row = (await engine.get(task.id))!;
   assert.deepEqual([row.status, row.claimedBy, row.error], ['working', 'inst_other@elsewhere:1', null]);
   assert.ok(!(await engine.store.tasks.events(task.id)).some((e) => e.kind === 'failed'));
