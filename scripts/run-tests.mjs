@@ -1,27 +1,48 @@
 #!/usr/bin/env node
-// `npm test`: the same test files twice, once per store (REFLOW_TEST_STORE=sqlite, then postgres),
-// through the same `tsx --test` command; then both runs' summaries and one combined line.
-// Extra arguments replace the file list (e.g. `npm test -- apps/server/test/auth.test.ts`);
-// REFLOW_TEST_STORES=postgres (or sqlite) runs one store only.
-// Suites that choose their stores themselves run in one pass only: the store contract suites
-// (packages/db/test/store-*.test.ts, both stores in one run) in the SQLite pass, the cluster tests
-// (apps/server/test/cluster-*.test.ts, always PostgreSQL) in the PostgreSQL pass.
-// Exit status: non-zero when either run failed, cancelled a test or passed none.
+// `npm test`: every test file in its own `tsx --test` process, several files at once.
+// - A file whose code (its own relative imports, followed through the helpers) reaches
+//   scripts/test-store.mjs runs once per store (REFLOW_TEST_STORE=sqlite, then postgres); every
+//   other file does not depend on the store (solver, seed, wire shapes, CLI parsing, and the suites
+//   that open their stores themselves: store contract, cluster) and runs once.
+// - REFLOW_TEST_CONCURRENCY files run at once (default: twice the CPUs, at least 2); the files
+//   that ran longest last time start first (times kept in node_modules/.cache). A file's output is
+//   printed whole when it ends, so files never interleave.
+// - At the end: one line per store and one for the store-independent files
+//   (`store sqlite: N tests, P passed, F failed, S skipped, C cancelled, T s`), a combined
+//   `all stores: …` line, the ten slowest files, then every failure again with its error.
+// Extra arguments replace the file list (`npm test -- apps/server/test/auth.test.ts`);
+// REFLOW_TEST_STORES=postgres (or sqlite) runs the per-store files on one store only.
+// Exit status: non-zero when a file failed or cancelled a test, or a group passed none.
 import { spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_STORES } from './test-store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ALL_FILES = ['packages/*/test/*.test.ts', 'apps/*/test/*.test.ts', 'seed/test/*.test.ts'];
-/** Suites that choose their stores themselves, and the one pass they run in. */
-const ONE_PASS_ONLY = [
-  { files: /^packages\/db\/test\/store-.*\.test\.ts$/, pass: 'sqlite' },
-  { files: /^apps\/server\/test\/cluster-.*\.test\.ts$/, pass: 'postgres' },
+const STORE_MODULE = join(root, 'scripts/test-store.mjs');
+const TIMES = join(root, 'node_modules/.cache/reflow-test-times.json');
+/** The store-independent files' line (and pseudo-store, in the job list). */
+const ONCE = 'store-independent';
+/** The cluster tests run on PostgreSQL only (cluster-nodes on the pass's store, the others on their own database). */
+const POSTGRES_ONLY = /^apps\/server\/test\/cluster-.*\.test\.ts$/;
+/**
+ * Files whose imports reach test-store.mjs only for helpers they do not use for their store: each
+ * names its own database (a SQLite file of its own, or its own PostgreSQL), so both passes ran the same.
+ */
+const STORE_INDEPENDENT = [
+  'apps/cli/test/cli-database-url.test.ts', // PostgreSQL through --database-url, by design
+  'apps/cli/test/demo-outlive.test.ts', // `npm run demo -- --outlive`: its own SQLite files
+  'apps/cli/test/readme-quick-start.test.ts', // the README's SQLite quick start
+  'apps/server/test/database-lost.test.ts', // a PostgreSQL of its own, stopped and started
+  'apps/server/test/operator-approval-restart.test.ts', // a SQLite file, two server processes
 ];
 
 const stores = (process.env.REFLOW_TEST_STORES || TEST_STORES.join(',')).split(',').filter(Boolean);
 for (const s of stores) if (!TEST_STORES.includes(s)) throw new Error(`REFLOW_TEST_STORES: unknown store ${s}`);
+const concurrency = Number(process.env.REFLOW_TEST_CONCURRENCY) || Math.max(2, availableParallelism() * 2);
 const chosen = process.argv.slice(2);
 
 /** The globs expanded the way the shell expands them in the command line. */
@@ -30,63 +51,157 @@ function expand(patterns) {
   return listed.stdout.split('\n').filter(Boolean);
 }
 
+/** True when `file`, through its relative imports (static or dynamic), reaches scripts/test-store.mjs. */
+function readsTheStore(file, seen = new Set()) {
+  const path = resolve(root, file);
+  if (path === STORE_MODULE) return true;
+  if (seen.has(path) || path.includes('/node_modules/')) return false;
+  seen.add(path);
+  let text;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return false;
+  }
+  if (text.includes('REFLOW_TEST_STORE')) return true;
+  for (const [, spec] of text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    const target = resolve(dirname(path), spec);
+    const candidates = [target, target.replace(/\.js$/, '.ts'), `${target}.ts`, join(target, 'index.ts')];
+    const found = candidates.find((c) => existsSync(c) && !c.endsWith('/'));
+    if (found && readsTheStore(found, seen)) return true;
+  }
+  return false;
+}
+
 /** The reporter's closing list of failed tests with their errors, cut to a readable length. */
 function failureList(output) {
   const at = output.lastIndexOf('✖ failing tests:');
   if (at < 0) return '';
-  const list = output.slice(at).trimEnd();
-  return list.length > 12_000 ? `${list.slice(0, 12_000)}\n… (cut; the whole list is above)` : list;
+  const list = output.slice(at + '✖ failing tests:'.length).trim();
+  return list.length > 6_000 ? `${list.slice(0, 6_000)}\n… (cut; the whole output is above)` : list;
 }
 
-/** Runs one pass; resolves with its counts (from the reporter's summary) and wall time. */
-function runPass(store) {
-  const files = expand(chosen.length ? chosen : ALL_FILES).filter((file) =>
-    ONE_PASS_ONLY.every(({ files, pass }) => pass === store || !files.test(file)),
-  );
-  const args = ['--test', '--test-reporter=spec', '--test-concurrency=1', '--test-timeout=600000', ...files];
+function lastTimes() {
+  try {
+    return JSON.parse(readFileSync(TIMES, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/** Runs one file on one store (or, for ONCE, as it is); resolves with its counts and wall time. */
+function runFile(job) {
+  const args = ['--test', '--test-reporter=spec', '--test-timeout=1800000', job.file];
   const started = Date.now();
-  console.log(`\n=== tests on ${store} (REFLOW_TEST_STORE=${store}) ===\n`);
-  const child = spawn(join(root, 'node_modules/.bin/tsx'), args, {
+  const env = { ...process.env };
+  if (job.store === ONCE) delete env.REFLOW_TEST_STORE;
+  else env.REFLOW_TEST_STORE = job.store;
+  // tsx as node's loader (what the `tsx` command does, without its extra process in between).
+  const child = spawn(process.execPath, ['--import', 'tsx', '--enable-source-maps', ...args], {
     cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, REFLOW_TEST_STORE: store },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
   });
-  let tail = '';
-  child.stdout.on('data', (chunk) => {
-    process.stdout.write(chunk);
-    tail = (tail + chunk.toString()).slice(-200_000); // the summary precedes a failure list that can be long
-  });
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      const count = (name) => Number(new RegExp(`^ℹ ${name} (\\d+)`, 'm').exec(tail)?.[1] ?? NaN);
-      resolve({
-        store,
-        code,
-        seconds: Math.round((Date.now() - started) / 1000),
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  return new Promise((done) =>
+    child.on('close', (code, signal) => {
+      const count = (name) => Number(new RegExp(`^ℹ ${name} (\\d+)`, 'm').exec(output)?.[1] ?? NaN);
+      done({
+        ...job,
+        code: code ?? signal,
+        output,
+        seconds: (Date.now() - started) / 1000,
         tests: count('tests'),
         pass: count('pass'),
         fail: count('fail'),
-        skipped: count('skipped'),
+        skipped: count('skipped') + (count('todo') || 0),
         cancelled: count('cancelled'),
-        failures: failureList(tail),
+        failures: failureList(output),
       });
     }),
   );
 }
 
-const results = [];
-for (const store of stores) results.push(await runPass(store));
+const files = expand(chosen.length ? chosen : ALL_FILES);
+const times = lastTimes();
+const jobs = files
+  .flatMap((file) => {
+    if (POSTGRES_ONLY.test(file)) return stores.includes('postgres') ? [{ file, store: 'postgres' }] : [];
+    if (STORE_INDEPENDENT.includes(file) || !readsTheStore(file)) return [{ file, store: ONCE }];
+    return stores.map((store) => ({ file, store }));
+  })
+  // Longest first (by the last run's times), so the long files do not start last.
+  .sort((a, b) => (times[`${b.store} ${b.file}`] ?? 60) - (times[`${a.store} ${a.file}`] ?? 60));
 
-console.log('\n=== summary ===');
-for (const r of results)
-  console.log(
-    `store ${r.store}: ${r.tests} tests, ${r.pass} passed, ${r.fail} failed, ${r.skipped} skipped, ${r.cancelled} cancelled, ${r.seconds} s (exit ${r.code})`,
-  );
-const sum = (key) => results.reduce((n, r) => n + (Number.isNaN(r[key]) ? 0 : r[key]), 0);
-const bad = results.filter((r) => r.code !== 0 || !(r.pass > 0) || r.fail !== 0 || r.cancelled > 0);
+const groups = [...stores, ONCE].filter((g) => jobs.some((j) => j.store === g));
 console.log(
-  `all stores: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled in ${results.length} runs`,
+  `${jobs.length} test file runs, ${concurrency} at once: ` +
+    groups.map((g) => `${jobs.filter((j) => j.store === g).length} ${g === ONCE ? ONCE : `on ${g}`}`).join(', '),
 );
+const started = Date.now();
+const results = [];
+let next = 0;
+async function worker() {
+  while (next < jobs.length) {
+    const job = jobs[next++];
+    const r = await runFile(job);
+    results.push(r);
+    const label = r.store === ONCE ? '' : ` [${r.store}]`;
+    const state = r.code === 0 && !(r.fail > 0) && !(r.cancelled > 0) ? 'ok' : 'FAILED';
+    console.log(`\n=== ${r.file}${label}: ${state}, ${r.seconds.toFixed(1)} s (${results.length}/${jobs.length}) ===`);
+    process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
+  }
+}
+await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+const wall = Math.round((Date.now() - started) / 1000);
+
+const n = (value) => (Number.isNaN(value) ? 0 : value);
+/** A file failed when its process did, or it reported a failed or cancelled test, or no count at all. */
+const fileFailed = (r) => r.code !== 0 || n(r.fail) > 0 || n(r.cancelled) > 0 || Number.isNaN(r.tests);
+console.log('\n=== summary ===');
+const lines = groups.map((g) => {
+  const rs = results.filter((r) => r.store === g);
+  const sum = (key) => rs.reduce((total, r) => total + n(r[key]), 0);
+  const failedFiles = rs.filter((r) => fileFailed(r)).length;
+  // A file that failed without a failed test (it did not load, or its process died) counts as one.
+  const fail = Math.max(sum('fail'), failedFiles);
+  const busy = Math.round(rs.reduce((total, r) => total + r.seconds, 0));
+  const name = g === ONCE ? ONCE : `store ${g}`;
+  return {
+    bad: failedFiles > 0 || !(sum('pass') > 0),
+    pass: sum('pass'),
+    fail,
+    skipped: sum('skipped'),
+    cancelled: sum('cancelled'),
+    line: `${name}: ${sum('tests')} tests, ${sum('pass')} passed, ${fail} failed, ${sum('skipped')} skipped, ${sum('cancelled')} cancelled, ${busy} s in ${rs.length} files`,
+  };
+});
+for (const l of lines) console.log(l.line);
+const total = (key) => lines.reduce((s, l) => s + l[key], 0);
+console.log(
+  `all stores: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ${total('cancelled')} cancelled in ${lines.length} runs, ${wall} s wall time (${concurrency} files at once)`,
+);
+
+console.log('\nslowest files:');
+for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
+  console.log(`${r.seconds.toFixed(1).padStart(7)} s  ${r.file}${r.store === ONCE ? '' : ` [${r.store}]`}`);
+
+// Kept for the next run's order (longest first); merged, so a run of a few files keeps the others.
+try {
+  mkdirSync(dirname(TIMES), { recursive: true });
+  const kept = { ...lastTimes() };
+  for (const r of results) kept[`${r.store} ${r.file}`] = Math.round(r.seconds * 10) / 10;
+  writeFileSync(TIMES, `${JSON.stringify(kept, null, 1)}\n`);
+} catch {
+  // only an ordering hint
+}
+
 // Again after the summary, so the last lines of a CI log say what failed and why.
-for (const r of results.filter((r) => r.failures)) console.log(`\n=== failures on ${r.store} ===\n${r.failures}`);
-process.exit(bad.length ? 1 : 0);
+for (const r of results.filter((r) => fileFailed(r))) {
+  const label = r.store === ONCE ? '' : ` [${r.store}]`;
+  const why = r.failures || `exit ${r.code}, no failing test reported:\n${r.output.slice(-3000)}`;
+  console.log(`\n=== failed: ${relative(root, resolve(root, r.file))}${label} ===\n${why}`);
+}
+process.exit(lines.some((l) => l.bad) ? 1 : 0);

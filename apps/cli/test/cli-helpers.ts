@@ -4,11 +4,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after } from 'node:test';
 import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
 import { databaseEnv, freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
+import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 export const bin = join(root, 'apps/cli/bin/reflow.mjs');
@@ -44,29 +46,42 @@ export interface Run {
   exited: Promise<number | null>;
 }
 
+/**
+ * Every `reflow` process a test started and that still runs. No fixed time limit ends one (a busy
+ * machine can make a call take minutes); the file's last hook kills what is left, so a test that
+ * failed or timed out (the runner's per-test timeout) never leaves one behind.
+ */
+const running = new Set<ChildProcess>();
+after(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+function track(child: ChildProcess): void {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+}
+
 /** Starts `reflow …` without blocking this process (the servers under test live in it). */
 export function reflow(args: string[], env: Record<string, string> = {}): Run {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: root,
     env: { ...process.env, REFLOW_STATE_FILE: '', ...env },
   });
+  track(child);
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  void exited.then(() => clearTimeout(timer));
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
 /** Polls `check` until it returns a value, bounded by `timeoutMs`. */
 export async function until<T>(what: string, check: () => T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = loadAwareDeadline(timeoutMs);
   for (;;) {
     const value = check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (deadline.passed()) throw new Error(`timed out waiting for ${what}`);
     await sleep(25);
   }
 }
@@ -74,11 +89,12 @@ export async function until<T>(what: string, check: () => T | undefined, timeout
 /** Runs the CLI to its end without blocking this process's event loop (an in-process server answers from it). */
 export async function runReflow(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [bin, ...args], {
+    const run = promisify(execFile)(process.execPath, [bin, ...args], {
       cwd: root,
-      timeout: 60_000,
       env: { ...process.env, REFLOW_URL: '', REFLOW_TOKEN: '' },
     });
+    track(run.child);
+    const { stdout, stderr } = await run;
     return { status: 0, stdout, stderr };
   } catch (error: any) {
     return { status: error.code ?? -1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' };

@@ -1,6 +1,7 @@
 // The server as its own process, started the way a person starts it, for the tests that kill it
 // and for the load tools (bench:tasks, soak) that must not share its event loop.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -93,11 +94,14 @@ export async function startServerProcess(
     child.stderr.on('data', keep);
     void exited.then((how) => reject(new ServerExitedEarly(how, out)));
   });
-  // Cancelled once the race is decided: a pending 30 s timer would keep the caller's process alive.
-  const startTimer = new AbortController();
-  const deadline = sleep(30_000, undefined, { signal: startTimer.signal }).then(
-    () => {
-      throw new Error(`server did not start within 30 s:\n${out.slice(-3000)}`);
+  // No fixed deadline (a busy machine can take any time to start a process): the wait lasts while
+  // the process is alive and making progress, and fails only when it stops using CPU for a while.
+  const startWatch = new AbortController();
+  const deadline = stalled(child.pid!, startWatch.signal).then(
+    (idleMs) => {
+      throw new Error(
+        `server used no CPU for ${idleMs / 1000} s and never said it was listening:\n${out.slice(-3000)}`,
+      );
     },
     () => new Promise<never>(() => {}),
   );
@@ -114,7 +118,7 @@ export async function startServerProcess(
       await exited;
       throw error;
     })
-    .finally(() => startTimer.abort());
+    .finally(() => startWatch.abort());
   return {
     child,
     mcpUrl,
@@ -147,4 +151,44 @@ export async function startServerProcess(
     },
     output: () => out,
   };
+}
+
+/** CPU time (user + system, in clock ticks) of every process in process group `group`. */
+function groupCpuTicks(group: number): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Fields after the command name (which may hold spaces): state ppid pgrp … utime(12) stime(13).
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks;
+}
+
+/**
+ * Resolves once the process group `group` (a detached child's pid) has used no CPU for `idleMs`;
+ * rejects when `signal` aborts. Where /proc is missing, falls back to a fixed five minutes.
+ */
+async function stalled(group: number, signal: AbortSignal, idleMs = 60_000): Promise<number> {
+  const step = 2_000;
+  let last = -1;
+  let idle = 0;
+  for (;;) {
+    await sleep(step, undefined, { signal });
+    let ticks: number;
+    try {
+      ticks = groupCpuTicks(group);
+    } catch {
+      ticks = last; // no /proc: only the time passes
+      idleMs = 300_000;
+    }
+    idle = ticks === last ? idle + step : 0;
+    last = ticks;
+    if (idle >= idleMs) return idleMs;
+  }
 }

@@ -43,6 +43,20 @@ export const configSchema = z
     TASK_TTL_MS: int(86_400_000, 1000),
     MAX_ATTEMPTS: int(3, 1),
     LEASE_MS: int(30_000, 300),
+    /**
+     * How long a running attempt waits for a database that is away (unreachable, pool exhausted, a
+     * lock wait timed out) before it gives up as a crash would. Meanwhile it spends no attempt.
+     */
+    OUTAGE_WAIT_MS: int(120_000, 0),
+    /**
+     * PostgreSQL: connections in this node's pool. Default: three per worker (its heartbeat, progress
+     * and apply) plus 10 for requests, heartbeats and sweeps.
+     */
+    PG_POOL_SIZE: z.coerce.number().int().min(2).optional(),
+    /** PostgreSQL: per-connection `statement_timeout`, `lock_timeout`, `idle_in_transaction_session_timeout` (ms; 0 = off). */
+    PG_STATEMENT_TIMEOUT_MS: int(30_000, 0),
+    PG_LOCK_TIMEOUT_MS: int(10_000, 0),
+    PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: int(60_000, 0),
     BODY_LIMIT_BYTES: int(1_048_576, 1024),
     /** Bearer tokens, `principal:role:token` comma-separated (role: client | operator). */
     AUTH_TOKENS: z.string().optional(),

@@ -17,6 +17,10 @@ export async function openStore(config: Config, logger: Logger): Promise<Store> 
     sqlite: { synchronous: config.SQLITE_SYNCHRONOUS },
     postgres: {
       applicationName: 'reflow',
+      poolSize: config.PG_POOL_SIZE ?? config.WORKERS * 3 + 10,
+      statementTimeoutMs: config.PG_STATEMENT_TIMEOUT_MS,
+      lockTimeoutMs: config.PG_LOCK_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: config.PG_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       // Dropped connections are expected while the database restarts: logged, never fatal.
       onError: (error) => logger.warn({ err: error }, 'database connection error'),
     },

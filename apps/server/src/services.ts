@@ -45,6 +45,7 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     defaultTtlMs: config.TASK_TTL_MS,
     basePollIntervalMs: config.POLL_INTERVAL_MS,
     maxAttempts: config.MAX_ATTEMPTS,
+    outageWaitMs: config.OUTAGE_WAIT_MS,
   });
   const metrics = createMetrics();
   const observe = {

@@ -3,6 +3,7 @@
 // check would. A request cut off by a node dying mid-way is not retried: the client never heard.
 import { rpc } from './helper.ts';
 import type { ClusterNode } from './cluster-helper.ts';
+import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 /** The node died with the request in flight: the client got no answer. */
 export class NoAnswer extends Error {
@@ -38,8 +39,8 @@ export class RoundRobin {
     capabilities?: Record<string, unknown>,
   ): Promise<{ node: ClusterNode; body: any }> {
     let last: unknown;
-    const deadline = Date.now() + 60_000;
-    for (let tries = 0; Date.now() < deadline; tries++) {
+    const deadline = loadAwareDeadline(60_000);
+    for (let tries = 0; !deadline.passed(); tries++) {
       const node = this.turn();
       try {
         const { body } = await rpc(node.mcpUrl, method, params, { token, ...(capabilities ? { capabilities } : {}) });

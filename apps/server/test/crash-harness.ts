@@ -2,6 +2,7 @@
 // takes everything it started), a seeded random stream, and a bounded poll.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRng } from '@reflow/seed';
+import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 export { ServerExitedEarly, startServerProcess, type ServerProcess } from '../harness/server-process.ts';
 
@@ -14,11 +15,11 @@ export async function pollFor<T>(
   timeoutMs: number,
   everyMs = 10,
 ): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = loadAwareDeadline(timeoutMs);
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) return undefined;
+    if (deadline.passed()) return undefined;
     await sleep(everyMs);
   }
 }

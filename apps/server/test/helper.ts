@@ -9,6 +9,7 @@ import pino from 'pino';
 import { databaseEnv, freshTestDatabase } from '../../../scripts/test-store.mjs';
 import { mcpBody, mcpHeaders, parseMcpBody } from '../harness/mcp-wire.ts';
 import { loadConfig, startServer, type RunningServer } from '../src/index.ts';
+import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 export interface TestServer extends Omit<RunningServer, 'close'> {
   mcpUrl: string;
@@ -109,12 +110,12 @@ export async function waitForTaskStatus(
   timeoutMs = 60_000,
   opts: { token?: string } = {},
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = loadAwareDeadline(timeoutMs);
   for (;;) {
     const { body } = await rpc(url, 'tasks/get', { taskId }, opts);
     if (body.error) throw new Error(`tasks/get failed: ${JSON.stringify(body.error)}`);
     if (statuses.includes(body.result.status)) return body.result;
-    if (Date.now() > deadline) throw new Error(`task ${taskId} still ${body.result.status} after ${timeoutMs} ms`);
+    if (deadline.passed()) throw new Error(`task ${taskId} still ${body.result.status} after ${timeoutMs} ms`);
     await sleep(Math.min(body.result.pollIntervalMs ?? 200, 200));
   }
 }

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { DEMO_SCENARIO } from '@reflow/seed';
 import { openTestStore, rpc, waitForTaskStatus } from './helper.ts';
+import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 export const AGENT = 'agent-token-0123456789abcdef';
 export const OPS = 'ops-token-0123456789abcdef';
@@ -45,7 +46,7 @@ export async function startReflowAs(mcpUrl: string, token: string, args: Record<
 
 /** Polls as the agent until the task waits for an operator (working, with that message), or fails. */
 export async function waitUntilAwaitingOperator(mcpUrl: string, taskId: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = loadAwareDeadline(timeoutMs);
   for (;;) {
     const { body } = await rpc(mcpUrl, 'tasks/get', { taskId }, { token: AGENT });
     const task = body.result;
@@ -53,7 +54,7 @@ export async function waitUntilAwaitingOperator(mcpUrl: string, taskId: string, 
     if (task.status === 'working' && /^Waiting for an operator/.test(task.statusMessage ?? '')) return task;
     if (task.status !== 'working')
       throw new Error(`task ended ${task.status} without waiting: ${JSON.stringify(task)}`);
-    if (Date.now() > deadline) throw new Error(`task ${taskId} never waited for an operator`);
+    if (deadline.passed()) throw new Error(`task ${taskId} never waited for an operator`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -30,3 +30,4 @@ export { PostgresStore, openPostgresStore, type PostgresStoreOptions } from './p
 export { DatabaseUrlError, describeDatabaseUrl } from './postgres/database-url.ts';
 export { SchemaTooNewError } from './postgres/migrate.ts';
 export { openStore, type OpenStoreOptions } from './open-store.ts';
+export { PoolExhaustedError, storeTrouble, type StoreTrouble } from './store-errors.ts';

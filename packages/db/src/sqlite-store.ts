@@ -333,8 +333,14 @@ export class SqliteStore implements Store {
         listForOwner: (owner, limit, before?: TaskListCursor) =>
           run(() => q().tasks.listForOwner(owner, clock(), limit, before)),
         events: (taskId) => run(() => q().tasks.events(taskId)),
-        claimNext: (claimedBy, leaseMs, running) =>
-          write(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running)),
+        claimNext: (claimedBy, leaseMs, running, options) =>
+          write(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running, options)),
+        resumeLease: (fence, leaseMs) =>
+          write(() => {
+            const now = clock();
+            return q().tasks.resumeLease(fence, now + leaseMs, now);
+          }),
+        holdScope: (fence) => run(() => q().tasks.holdScope(fence, clock())),
         renewLease: (fence, leaseMs) =>
           write(() => {
             const now = clock();
@@ -377,6 +383,7 @@ export class SqliteStore implements Store {
       },
       site: {
         getSite: () => run(() => q().site.getSite()),
+        lockedGeneration: () => run(() => q().site.lockedGeneration()),
         listRooms: () => run(() => q().site.listRooms()),
         roomIds: () => run(() => q().site.roomIds()),
         unknownRooms: (ids) => run(() => q().site.unknownRooms(ids)),
@@ -390,6 +397,7 @@ export class SqliteStore implements Store {
         getForUpdate: (ids) => run(() => ids.map((id) => q().bookings.get(id)).filter((row) => row !== undefined)),
         firstConflict: (roomId, start, end, exclude) =>
           run(() => q().bookings.firstConflict(roomId, start, end, exclude)),
+        vacate: (ids) => write(() => q().bookings.vacate(ids)),
         move: (id, expectedVersion, to) => write(() => q().bookings.move(id, expectedVersion, to)),
         setStatus: (id, expectedVersion, status) => write(() => q().bookings.setStatus(id, expectedVersion, status)),
       },

@@ -61,10 +61,32 @@ export interface TaskStore {
   listForOwner(owner: string, limit: number, before?: TaskListCursor): Promise<TaskRow[]>;
   events(taskId: string): Promise<TaskEventRow[]>;
 
-  /** Claims the oldest runnable task for `claimedBy` under a lease of `leaseMs`; never one of `running`. */
-  claimNext(claimedBy: string, leaseMs: number, running?: string[]): Promise<TaskRow | undefined>;
-  /** Extends the attempt's lease by `leaseMs` from now; false when it lost its fence (it must stop). */
+  /**
+   * Claims the oldest runnable task for `claimedBy` under a lease of `leaseMs`; never one of `running`.
+   * `takeOverLapsed: false` claims only queued tasks, none whose lease lapsed (a node that has not yet
+   * watched the database for a whole lease cannot tell a lapsed holder from a slow one).
+   */
+  claimNext(
+    claimedBy: string,
+    leaseMs: number,
+    running?: string[],
+    options?: { takeOverLapsed?: boolean },
+  ): Promise<TaskRow | undefined>;
+  /** Extends the attempt's lease by `leaseMs` from now; false when it lost its fence, its lease lapsed included. */
   renewLease(fence: AttemptFence, leaseMs: number): Promise<boolean>;
+  /**
+   * A holder whose lease lapsed (a stall, a database outage) asks for it again: true when it still
+   * owns the attempt and no other task took an overlapping scope meanwhile (the claim's own test).
+   * The attempt goes on and no attempt is spent; false means it must stop.
+   */
+  resumeLease(fence: AttemptFence, leaseMs: number): Promise<boolean>;
+  /**
+   * Inside the transaction that writes an attempt's work, first: holds the task's scope until COMMIT
+   * (PostgreSQL: its day locks, waiting for an overlapping apply to commit) and checks the fence,
+   * lease included. Throws StaleAttemptError when the fence fails.
+   */
+  holdScope(fence: AttemptFence): Promise<void>;
+  /** Gives the task back to the queue; allowed while the attempt owns it, even after its lease lapsed. */
   release(fence: AttemptFence, message: string, options?: { refundAttempt?: boolean }): Promise<boolean>;
   /** Who holds claims on working tasks. */
   claimants(): Promise<string[]>;
@@ -82,6 +104,7 @@ export interface TaskStore {
    */
   finish(fence: AttemptFence, outcome: TaskTerminal): Promise<void>;
   cancel(id: string, message: string, by: string): Promise<boolean>;
+  /** Fails a task out of attempts, judged again in the write: false when its last attempt holds its lease again. */
   failExhausted(id: string, error: TaskError): Promise<boolean>;
   /** Deletes tasks past their TTL, leaving tombstones; returns how many went. */
   sweepExpired(): Promise<number>;
@@ -104,6 +127,11 @@ export interface InputStore {
 
 export interface SiteStore {
   getSite(): Promise<SiteRow | undefined>;
+  /**
+   * The site's generation, read under a lock an import's write waits for (PostgreSQL `FOR SHARE`;
+   * SQLite's write lock): inside an apply, no import can replace the site until it commits.
+   */
+  lockedGeneration(): Promise<number | undefined>;
   listRooms(): Promise<RoomRow[]>;
   /** The rooms' ids in order (what a refused create lists as the known rooms). */
   roomIds(): Promise<string[]>;
@@ -119,6 +147,13 @@ export interface BookingStore {
   /** The same rows, locked until the transaction ends (PostgreSQL `FOR UPDATE`; SQLite's write lock holds them all). */
   getForUpdate(ids: string[]): Promise<BookingRow[]>;
   firstConflict(roomId: string, start: number, end: number, exclude: string[]): Promise<BookingRow | undefined>;
+  /**
+   * Takes confirmed bookings out of their slots until each is moved (inside the transaction that
+   * moves them): the database refuses two confirmed bookings overlapping in one room after every
+   * statement, so a booking moving into a slot another moving booking still holds must not meet it.
+   */
+  vacate(ids: string[]): Promise<void>;
+  /** Moves a confirmed (or vacated) booking at `expectedVersion`; it is confirmed in its new slot. */
   move(id: string, expectedVersion: number, to: { roomId: string; startAt: number; endAt: number }): Promise<boolean>;
   setStatus(id: string, expectedVersion: number, status: BookingStatus): Promise<boolean>;
 }
@@ -201,6 +236,11 @@ export interface Store extends StoreQueries {
    * savepoint; these count the batches committed and the creates in them.
    */
   readonly groupCommit: { batches: number; creates: number };
+  /**
+   * PostgreSQL only: this node's connection pool now (size, open, idle, requests waiting) and how
+   * many waits for a connection ended with it exhausted (PoolExhaustedError).
+   */
+  readonly poolStats?: { size: number; total: number; idle: number; waiting: number; exhausted: number };
   /** Runs `fn` in one write transaction: all its writes commit together, or none. */
   transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
   nodes: NodeStore;

@@ -2,23 +2,15 @@
 // server, started by scripts/postgres-for-tests.mjs). Times are each store's own clock, so a case
 // that needs time to pass (a TTL, a lease) waits for it rather than moving a clock.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { StaleAttemptError, type StoreSignal, type TaskRow } from '../src/index.ts';
-import { STORE_KINDS, newTask, sleep, smallSite, type OpenedStore, type StoreKind } from './store-harness.ts';
+import { STORE_KINDS, opener, newTask, sleep, smallSite } from './store-harness.ts';
 
 const fenceOf = (row: TaskRow) => ({ taskId: row.id, attempt: row.attempt, claimedBy: row.claimedBy! });
 
 for (const kind of STORE_KINDS) {
   describe(`store contract: ${kind.name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async (options?: Parameters<StoreKind['open']>[0]) => {
-      const o = await kind.open(options);
-      opened.push(o);
-      return o;
-    };
-    after(async () => {
-      for (const o of opened) await o.done();
-    });
+    const open = opener(kind);
 
     test('create writes a working task stamped by the store clock, once per identical work', async () => {
       const { store } = await open();
@@ -456,10 +448,11 @@ for (const kind of STORE_KINDS) {
       assert.equal(
         await store.bookings.move('bk-1', bk1.version, {
           roomId: 'studio-b',
-          startAt: bk1.startAt + 1,
-          endAt: bk1.endAt + 1,
+          startAt: bk1.startAt + 3_600_000,
+          endAt: bk1.endAt + 3_600_000,
         }),
         true,
+        'touching bk-3 (09:00–10:00) end to start is fine',
       );
       const moved = (await store.bookings.get('bk-1'))!;
       assert.equal(moved.version, bk1.version + 1);

@@ -2,20 +2,12 @@
 // transaction, each in its own savepoint, so a refused create (a limit) or a duplicate changes
 // nothing for the others; a create arriving while a batch commits waits for the next one.
 import assert from 'node:assert/strict';
-import { after, describe, test } from 'node:test';
-import { STORE_KINDS, newTask, type OpenedStore } from './store-harness.ts';
+import { describe, test } from 'node:test';
+import { STORE_KINDS, opener, newTask } from './store-harness.ts';
 
 for (const kind of STORE_KINDS) {
   describe(`group commit: ${kind.name}`, () => {
-    const opened: OpenedStore[] = [];
-    const open = async () => {
-      const o = await kind.open();
-      opened.push(o);
-      return o;
-    };
-    after(async () => {
-      for (const o of opened) await o.done();
-    });
+    const open = opener(kind);
 
     test('one batch: a refused create and a duplicate change nothing for the others, all in one commit', async () => {
       const { store } = await open();

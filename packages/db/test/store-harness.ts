@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
 import { openPostgresStore, openSqliteStore, type PostgresStore, type SiteData, type Store } from '../src/index.ts';
 
@@ -68,6 +69,22 @@ export const postgresKind = {
 };
 
 export const STORE_KINDS: StoreKind[] = [sqliteKind, postgresKind];
+
+/**
+ * An `open` for the tests of one describe block: each call a fresh store of `kind`, all of them
+ * closed (and their files or databases removed) after the block. Call it inside the describe.
+ */
+export function opener(kind: StoreKind): StoreKind['open'] {
+  const opened: OpenedStore[] = [];
+  after(async () => {
+    for (const o of opened) await o.done();
+  });
+  return async (options) => {
+    const o = await kind.open(options);
+    opened.push(o);
+    return o;
+  };
+}
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -34,7 +34,8 @@ export async function applyPlan(
   hooks: ApplyHooks = {},
 ): Promise<Applied> {
   // Booking versions restart when the site is re-imported: same id and version may be another booking.
-  const generation = (await tx.site.getSite())?.generation;
+  // Read under a lock an import's write waits for, so no import can commit between this check and COMMIT.
+  const generation = await tx.site.lockedGeneration();
   if (generation !== snapshot.generation)
     throw new PermanentTaskError(
       'The site was re-imported after this reflow read it; nothing was applied. Run the reflow again.',
@@ -100,6 +101,9 @@ export async function applyPlan(
     });
   }
 
+  // Out of their slots first: the database refuses two confirmed bookings overlapping in a room after
+  // every statement, and a move may land where another moving booking still sits.
+  await tx.bookings.vacate(moving.map(({ move }) => move.bookingId));
   const moves: Move[] = [];
   for (const { move, current, end } of moving) {
     if (

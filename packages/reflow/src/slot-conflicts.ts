@@ -7,9 +7,12 @@ export interface Slot {
 }
 
 /**
- * The confirmed bookings in the target rooms of an apply, read once inside its transaction (nothing
- * else can write until it commits), so each target slot is checked in memory rather than by one
- * query per move. Read after the plan's unresolved bookings vacated their slots.
+ * The confirmed bookings in the target rooms of an apply, read once inside its transaction, so each
+ * target slot is checked in memory rather than by one query per move. Read after the plan's
+ * unresolved bookings vacated their slots. Nothing that could place a booking in those slots commits
+ * meanwhile: on SQLite the write lock keeps every writer out; on PostgreSQL the apply holds its
+ * scope's day locks (the task's holdScope), which every overlapping apply and claim takes too, and
+ * a booking written behind the service is refused by the exclusion constraint at the latest.
  */
 export async function confirmedAround(
   slots: Slot[],

@@ -9,6 +9,7 @@ import type { Logger } from './logger.ts';
 import { AttemptDurations } from './attempt-durations.ts';
 import { heldPollIntervalFor, pollIntervalFor } from './poll-interval.ts';
 import { QueuePositions } from './queue-positions.ts';
+import { OUTAGE_WAIT_MS } from './store-outage.ts';
 import { dedupeKey, newTaskId } from './task-id.ts';
 import type { CreateTaskRequest, TaskHandler } from './types.ts';
 import type { WorkerPool } from './worker-pool.ts';
@@ -30,6 +31,8 @@ export interface TaskEngineOptions {
    * TTL and fence is judged by the store's own clock.
    */
   now?: () => number;
+  /** How long an attempt waits for a store that is away before giving up as a crash would (OUTAGE_WAIT_MS). */
+  outageWaitMs?: number;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -66,6 +69,15 @@ export class TaskEngine {
   /** The claim loop under way, if any; a kick meanwhile (counted) asks it to go round once more. */
   #kicking: Promise<void> | undefined;
   #kicks = 0;
+  /** The heartbeat under way, if any: one still waiting (a slow database, a held lock) is not stacked upon. */
+  #beating: Promise<boolean> | undefined;
+  /**
+   * Since when (performance.now()) every heartbeat of this node went through promptly: from the start
+   * (-Infinity), or from the first prompt one after a heartbeat failed, was slow, or found this node
+   * declared dead (undefined until then). Only a node that has watched the store for a whole lease
+   * since judges others: one back from an outage has seen nobody's heartbeats meanwhile.
+   */
+  #healthySince: number | undefined = -Infinity;
 
   constructor(options: TaskEngineOptions) {
     this.#o = {
@@ -75,6 +87,7 @@ export class TaskEngine {
       defaultTtlMs: 86_400_000,
       basePollIntervalMs: 1_000,
       maxAttempts: 3,
+      outageWaitMs: OUTAGE_WAIT_MS,
       ...options,
       now: options.now ?? (() => options.store.clock()),
     };
@@ -127,13 +140,25 @@ export class TaskEngine {
     } else if (!this.#stopping) void this.kick();
   }
 
+  /** Tells the store this node lives and what it runs; one heartbeat at a time. */
+  #beat(): Promise<boolean> {
+    return (this.#beating ??= this.#beatOnce().finally(() => (this.#beating = undefined)));
+  }
+
   /**
-   * Tells the store this node lives and what it runs. Declared dead meanwhile (a stall longer than
-   * a lease): its claims were released and may run elsewhere, so its attempts stop, and it joins again.
+   * Declared dead meanwhile (a stall longer than a lease): its claims were released and may run
+   * elsewhere, so its attempts stop (their fences fail anyway), and it joins again.
    */
-  async #beat(): Promise<boolean> {
+  async #beatOnce(): Promise<boolean> {
+    const sentAt = performance.now();
     try {
-      if (await this.store.nodes.heartbeat(this.instanceId, [...this.#running.keys()])) return true;
+      if (await this.store.nodes.heartbeat(this.instanceId, [...this.#running.keys()])) {
+        // A heartbeat that waited most of a lease (on a lock, a full pool) observed nothing meanwhile.
+        if (performance.now() - sentAt > this.#o.leaseMs / 2) this.#healthySince = undefined;
+        else this.#healthySince ??= sentAt;
+        return true;
+      }
+      this.#healthySince = undefined;
       this.#o.logger.warn('this node was declared dead (its heartbeat lapsed); stopping its attempts');
       for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('lease lost'));
       if (!this.#stopping)
@@ -145,9 +170,15 @@ export class TaskEngine {
         });
       return false;
     } catch (error) {
+      this.#healthySince = undefined;
       this.#o.logger.error({ err: error }, 'node heartbeat failed');
       return false;
     }
+  }
+
+  /** Whether this node has watched the store, heartbeat after heartbeat, for a whole lease: only then does it judge others. */
+  get #judging(): boolean {
+    return this.#healthySince !== undefined && performance.now() - this.#healthySince >= this.#o.leaseMs;
   }
 
   /**
@@ -351,7 +382,10 @@ export class TaskEngine {
   async #claimWhileRoom(): Promise<void> {
     while (!this.#stopping && this.#running.size < this.#o.concurrency) {
       // Never its own running tasks: their leases may have lapsed while their attempts live on.
-      const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()]);
+      // A lapsed lease is taken over only by a node that has watched the store for a whole lease.
+      const row = await this.store.tasks.claimNext(this.instanceId, this.#o.leaseMs, [...this.#running.keys()], {
+        takeOverLapsed: this.#judging,
+      });
       if (!row) return;
       this.#launch(row);
     }
@@ -373,10 +407,9 @@ export class TaskEngine {
           heartbeatMs: Math.max(50, Math.floor(this.#o.leaseMs / 3)),
           logger: this.#o.logger,
           onProgress: (id, message) => this.#events.emit(`progress:${id}`, message),
+          outageWaitMs: this.#o.outageWaitMs,
         })
-      : this.store.tasks
-          .failExhausted(row.id, { code: -32603, message: `No handler for task kind ${row.kind}` })
-          .then((failed) => (failed ? ('finished' as const) : ('lost' as const)));
+      : this.#failUnhandled(row);
     run
       .then((outcome) => {
         if (outcome === 'finished') this.#durations.record(row.kind, this.#o.now() - startedAt);
@@ -389,14 +422,32 @@ export class TaskEngine {
       });
   }
 
+  /** A task of a kind this node has no handler for fails, through its own attempt's fence. */
+  async #failUnhandled(row: TaskRow): Promise<'finished' | 'lost'> {
+    const message = `No handler for task kind ${row.kind}`;
+    const fence = { taskId: row.id, attempt: row.attempt, claimedBy: this.instanceId };
+    try {
+      await this.store.transaction((tx) =>
+        tx.tasks.finish(fence, { status: 'failed', error: { code: -32603, message }, message }),
+      );
+      return 'finished';
+    } catch {
+      return 'lost';
+    }
+  }
+
   /**
    * Fails tasks out of attempts, deletes expired ones, and takes over the tasks of dead nodes: this
-   * node first proves itself alive (a stalled node never reaps itself), then every node whose
-   * heartbeat lapsed for a lease is declared dead and its claims released, then it claims.
+   * node first proves itself alive (a stalled node never reaps itself), and judges others only once
+   * it has watched the store for a whole lease (back from an outage, it saw nobody's heartbeats);
+   * then every node whose heartbeat lapsed for a lease is declared dead and its claims released,
+   * tasks out of attempts are given up, and it claims.
    */
   async #sweep(): Promise<void> {
     try {
-      if (await this.#beat()) {
+      await this.#beat();
+      const judging = this.#judging;
+      if (judging) {
         const dead = await this.store.nodes.reapLapsed(
           this.#o.leaseMs,
           'The node running this attempt stopped answering; the task waits for the next worker',
@@ -404,7 +455,7 @@ export class TaskEngine {
         if (dead.length > 0)
           this.#o.logger.warn({ nodes: dead }, 'took over the tasks of nodes whose heartbeat lapsed');
       }
-      for (const row of await this.store.tasks.listExhausted([...this.#running.keys()])) {
+      for (const row of judging ? await this.store.tasks.listExhausted([...this.#running.keys()]) : []) {
         const error = {
           code: -32603,
           message: `Gave up after ${row.attempt} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,

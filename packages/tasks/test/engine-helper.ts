@@ -9,6 +9,7 @@ import { openPostgresStore, openSqliteStore, SqliteStore, type Store } from '@re
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
 import { onPostgres } from '../../../scripts/test-store.mjs';
 import { TaskEngine, WorkerPool, type Logger, type TaskEngineOptions, type TaskHandler } from '../src/index.ts';
+import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 export const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 
@@ -86,16 +87,37 @@ export function engineFactory() {
   };
 }
 
-/** The task's terminal row, or a rejection after `timeoutMs`: a test never waits on a task forever. */
-export function settled(engine: TaskEngine, taskId: string, timeoutMs = 15_000) {
-  return engine.waitFor(taskId, undefined, AbortSignal.timeout(timeoutMs));
+/**
+ * The task's terminal row, or a rejection once the task has shown no progress (no change of status,
+ * attempt, claimant or message) for `idleMs` of time this process could run (a thread kept off the
+ * CPU by a busy machine does not use up the budget): a test never waits on a stuck task forever,
+ * and a slow machine that still moves the task along does not fail it.
+ */
+export async function settled(engine: TaskEngine, taskId: string, idleMs = 15_000) {
+  const state = (row: Awaited<ReturnType<TaskEngine['get']>>) =>
+    JSON.stringify([row?.status, row?.attempt, row?.claimedBy, row?.statusMessage]);
+  let seen = state(await engine.get(taskId));
+  let idle = loadAwareDeadline(idleMs);
+  for (;;) {
+    try {
+      return await engine.waitFor(taskId, undefined, AbortSignal.timeout(1_000));
+    } catch (error) {
+      if ((error as Error).name !== 'TimeoutError') throw error;
+      const now = state(await engine.get(taskId));
+      if (now !== seen) {
+        seen = now;
+        idle = loadAwareDeadline(idleMs);
+      } else if (idle.passed())
+        throw new Error(`task ${taskId} made no progress for ${idleMs} ms: ${now}`, { cause: error });
+    }
+  }
 }
 
 /** Waits (bounded) until `probe` is true. */
 export async function until(probe: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = loadAwareDeadline(timeoutMs);
   while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (deadline.passed()) throw new Error(`timed out waiting for ${what}`);
     await sleep(5);
   }
 }

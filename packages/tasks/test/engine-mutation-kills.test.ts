@@ -104,7 +104,9 @@ test('an engine that was not started claims nothing, even when it answers a task
 });
 
 test('heartbeats keep an attempt that outlives its lease several times; a claim taken by another stops it as "lease lost"', async () => {
-  const leaseMs = 300;
+  // A heartbeat every third of the lease: the rival takes over only if this engine's event loop
+  // stalls for two thirds of it. At 300 ms a loaded machine (a 200 ms stall) did that; 1 s leaves room.
+  const leaseMs = 1_000;
   const stop: { reason?: unknown } = {};
   const long: TaskHandler = {
     kind: 'long',

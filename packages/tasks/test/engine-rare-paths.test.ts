@@ -78,11 +78,16 @@ test('each state change leaves its event: who claimed, a retry released, who can
   job.openNext();
 });
 
-test('giving up fails only a working task, records it, and says whether it did', async () => {
-  const { engine } = await engines.open(engines.freshPath(), [echo], { concurrency: 0 });
+test('giving up fails only a working task out of attempts and unclaimed, records it, and says whether it did', async () => {
+  const { engine } = await engines.open(engines.freshPath(), [echo], { concurrency: 0, maxAttempts: 1 });
   const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
   const q = engine.store.tasks;
   const error = { code: -32603, message: 'gave up' };
+  assert.equal(await q.failExhausted(task.id, error), false, 'attempts left');
+  const claimed = (await q.claimNext('inst_x@host:1', 60_000))!;
+  const fence = { taskId: task.id, attempt: claimed.attempt, claimedBy: 'inst_x@host:1' };
+  assert.equal(await q.failExhausted(task.id, error), false, 'its last attempt holds its lease');
+  assert.equal(await q.release(fence, 'attempt 1 failed'), true);
   assert.equal(await q.failExhausted(task.id, error), true);
   const row = await engine.get(task.id);
   assert.deepEqual([row?.status, row?.error], ['failed', error]);
@@ -90,12 +95,14 @@ test('giving up fails only a working task, records it, and says whether it did',
     (await q.events(task.id)).map((e) => [e.kind, e.message]),
     [
       ['created', 'Queued echo'],
+      ['claimed', 'Attempt 1 started'],
+      ['released', 'attempt 1 failed'],
       ['failed', 'gave up'],
     ],
   );
   assert.equal(await q.failExhausted(task.id, { code: 1, message: 'again' }), false, 'already terminal');
   assert.equal(await q.failExhausted('tsk_unknown', error), false);
-  assert.equal((await q.events(task.id)).length, 2);
+  assert.equal((await q.events(task.id)).length, 4);
 });
 
 test('a task of a kind this process has no handler for fails at once, saying so', async () => {
@@ -177,12 +184,14 @@ test('an attempt that loses its fence while it fails for good writes nothing and
   const path = engines.freshPath();
   const { engine, store } = await engines.open(path, [], { logger: recording });
   const sql = await testSql(store);
+  let ran = false;
   engine.register({
     kind: 'taken',
     maxAttempts: 1,
     // Another process takes the task over (as after a stall) just before this attempt fails.
     async run(_input, ctx) {
       await sql.run("UPDATE tasks SET claimed_by = 'inst_other@elsewhere:1' WHERE id = ?", ctx.taskId);
+      ran = true;
       throw new Error('boom');
     },
   });
@@ -192,7 +201,8 @@ test('an attempt that loses its fence while it fails for good writes nothing and
     async () => (await engine.store.tasks.events(task.id)).some((e) => e.kind === 'claimed'),
     'the attempt to start',
   );
-  await until(() => engine.runningCount === 0, 'the attempt to end');
+  // Not only "none running": between its claim and its launch the attempt is not counted yet.
+  await until(() => ran && engine.runningCount === 0, 'the attempt to end');
   const row = (await engine.get(task.id))!;
   assert.deepEqual([row.status, row.claimedBy, row.error], ['working', 'inst_other@elsewhere:1', null]);
   assert.ok(!(await engine.store.tasks.events(task.id)).some((e) => e.kind === 'failed'));

@@ -76,6 +76,8 @@ test(
     const { engine, connection } = await engines.open(engines.freshPath(), [late.handler], {
       now: () => now,
       defaultTtlMs: TTL_MS,
+      // A lease past the TTL: the write a millisecond before expiry is refused for the TTL alone.
+      leaseMs: 2 * TTL_MS,
     });
     await engine.start();
     const { task } = await engine.create({ owner: 'o', kind: 'late', input: { end: 'completed' } });

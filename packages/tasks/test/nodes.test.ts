@@ -37,7 +37,9 @@ test('a node whose heartbeat lapsed: a survivor releases its working task within
   await until(() => a.waiting() === 1, 'attempt 1 on node A');
   first ??= await openB();
   const { engine: nodeB, store } = first;
-  assert.equal((await nodeB.get(task.id))!.claimedBy, nodeA.instanceId);
+  // A's, or already B's: on a loaded machine A's registration may be over a lease old by the time B
+  // starts, and B's first sweep declares A dead at once.
+  assert.ok([nodeA.instanceId, nodeB.instanceId].includes((await nodeB.get(task.id))!.claimedBy!));
   await until(() => b.waiting() === 1, 'node B to take the task over', 10_000);
   const tookMs = Date.now() - lastHeartbeat;
   assert.ok(tookMs < 10 * leaseMs, `taken over ${tookMs} ms after A's last heartbeat: about a lease (${leaseMs} ms)`);

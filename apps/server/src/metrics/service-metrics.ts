@@ -87,6 +87,31 @@ export function watchServices(
       this.inc(services.store.groupCommit.creates);
     },
   });
+  if (services.store.poolStats) {
+    const pool = () => services.store.poolStats!;
+    new Counter({
+      name: 'reflow_db_pool_exhausted_total',
+      help: 'Waits for a database connection that ended with every connection of this node in use (pool exhausted, not the database away)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(pool().exhausted);
+      },
+    });
+    new Gauge({
+      name: 'reflow_db_pool_connections',
+      help: "This node's database connections by state (size: the configured maximum; waiting: requests queued for one)",
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        const { size, total, idle, waiting } = pool();
+        this.set({ state: 'size' }, size);
+        this.set({ state: 'open' }, total);
+        this.set({ state: 'idle' }, idle);
+        this.set({ state: 'waiting' }, waiting);
+      },
+    });
+  }
   new Gauge({
     name: 'reflow_worker_pool_utilisation',
     help: 'Solves in flight over worker threads, 0..1 (1 for an accept-only process with no workers)',

@@ -13,7 +13,7 @@ import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
 import { callerTasks, mcpServerFactory, SERVER_NAME, taskToolsFor } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.ts';
+import { databaseTrouble, isDatabaseUnavailable } from './database-unavailable.ts';
 
 export interface McpRouteOptions {
   services: Services;
@@ -59,7 +59,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       } catch (error) {
         if (!isDatabaseUnavailable(error)) throw error;
         // A JSON-RPC error at once, never a hang or a bare 500: the client may retry.
-        request.log.warn({ err: error }, 'database unreachable');
+        const { code, message } = databaseTrouble(error);
+        request.log.warn({ err: error, code }, 'database unavailable');
         const id = (parseJson((request.body as Buffer | undefined) ?? Buffer.alloc(0)) as { id?: unknown } | undefined)
           ?.id;
         return reply
@@ -69,7 +70,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
           .send({
             jsonrpc: '2.0',
             id: typeof id === 'string' || typeof id === 'number' ? id : null,
-            error: { code: -32603, message: DATABASE_UNAVAILABLE_MESSAGE, data: { code: 'RFL_DATABASE_UNAVAILABLE' } },
+            error: { code: -32603, message, data: { code } },
           });
       }
     },

@@ -23,12 +23,21 @@ import { createLocked, lockCreates, taskRecordQueries } from './queries/task-rec
 import { taskStateQueries } from './queries/task-states.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
+import { NodePool } from './node-pool.ts';
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (10 by default). */
+  /** Connections in the pool (10 by default; the server sizes it from its workers and request load). */
   poolSize?: number;
   /** How long a request waits for a connection before it fails (5 s by default): no hang while the database is away. */
   connectionTimeoutMs?: number;
+  /**
+   * Set on every connection, so a lock held elsewhere (an idle-in-transaction session, a `LOCK`)
+   * or a runaway statement fails a request instead of holding its connection: `statement_timeout`
+   * (30 s), `lock_timeout` (10 s) and `idle_in_transaction_session_timeout` (60 s) by default; 0 turns one off.
+   */
+  statementTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  idleInTransactionTimeoutMs?: number;
   /** Hears errors that must not crash the process (an idle connection dropped, the LISTEN connection lost). */
   onError?: (error: Error) => void;
   /** `application_name` the node shows in pg_stat_activity. */
@@ -40,7 +49,7 @@ const PING_TIMEOUT_MS = 2000;
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
   readonly location: string;
-  readonly pool: pg.Pool;
+  readonly pool: NodePool;
   readonly #db: PgDb;
   readonly #queries: StoreQueries;
   readonly #nodes: NodeStore;
@@ -56,13 +65,17 @@ export class PostgresStore implements Store {
   constructor(url: string, options: PostgresStoreOptions = {}) {
     this.location = describeDatabaseUrl(url);
     this.#onError = options.onError ?? (() => {});
+    const connectionTimeoutMillis = options.connectionTimeoutMs ?? 5000;
     this.#clientConfig = {
       connectionString: url,
-      connectionTimeoutMillis: options.connectionTimeoutMs ?? 5000,
+      connectionTimeoutMillis,
       keepAlive: true,
       application_name: options.applicationName ?? 'reflow',
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      lock_timeout: options.lockTimeoutMs ?? 10_000,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
     };
-    this.pool = new pg.Pool({ ...this.#clientConfig, max: options.poolSize ?? 10 });
+    this.pool = new NodePool({ ...this.#clientConfig, max: options.poolSize ?? 10, connectionTimeoutMillis });
     // An idle connection the server closed (a restart, a failover) emits here; unhandled, it would
     // end the process. The next request takes a fresh connection.
     this.pool.on('error', (error) => this.#onError(error));
@@ -142,6 +155,12 @@ export class PostgresStore implements Store {
       }
       return outcomes;
     });
+  }
+
+  /** The pool now, and how many waits for a connection found it exhausted (for /metrics). */
+  get poolStats(): { size: number; total: number; idle: number; waiting: number; exhausted: number } {
+    const { options, totalCount, idleCount, waitingCount, exhausted } = this.pool;
+    return { size: options.max, total: totalCount, idle: idleCount, waiting: waitingCount, exhausted };
   }
 
   /** Group commit's figures: batches committed and the creates in them. */

@@ -56,8 +56,13 @@ export class SignalListener {
   async #connect(): Promise<void> {
     if (this.#stopped) return;
     const client = new pg.Client(this.config);
+    // Once per client: a dropped client can still emit `error` (or `end`) after its reconnect timer
+    // fired, and a second reconnect would leave two LISTEN connections and every signal heard twice.
+    let gone = false;
     const lost = (error?: Error) => {
       if (error) this.onError(error);
+      if (gone) return;
+      gone = true;
       if (this.#client === client) this.#client = undefined;
       client.removeAllListeners('end');
       client.end().catch(() => {});

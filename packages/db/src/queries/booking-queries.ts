@@ -4,6 +4,14 @@ import { bookings, type BookingStatus } from '../schema/index.ts';
 
 export type BookingRow = typeof bookings.$inferSelect;
 
+/**
+ * The status of a booking taken out of its slot by `vacate` inside an apply, until `move` confirms it
+ * in its new one. Never committed (the apply moves every booking it vacates), so never read outside.
+ */
+export const VACATED = 'moving';
+/** A booking `move` may take: confirmed, or vacated by this apply. */
+export const movable = () => sql`${bookings.status} in ('confirmed', ${VACATED})`;
+
 export function bookingQueries(db: Db) {
   // The per-booking statements an apply runs hundreds of times in one transaction: built and
   // prepared once per connection, not on every call.
@@ -18,14 +26,11 @@ export function bookingQueries(db: Db) {
       roomId: sql`${sql.placeholder('roomId')}`,
       startAt: sql`${sql.placeholder('startAt')}`,
       endAt: sql`${sql.placeholder('endAt')}`,
+      status: 'confirmed',
       version: sql`${bookings.version} + 1`,
     })
     .where(
-      and(
-        eq(bookings.id, sql.placeholder('id')),
-        eq(bookings.version, sql.placeholder('expectedVersion')),
-        eq(bookings.status, 'confirmed'),
-      ),
+      and(eq(bookings.id, sql.placeholder('id')), eq(bookings.version, sql.placeholder('expectedVersion')), movable()),
     )
     .prepare();
   const setStatusIfVersion = db
@@ -74,6 +79,14 @@ export function bookingQueries(db: Db) {
     },
 
     /** Moves a booking if it is still the version the plan was made from. */
+    vacate(ids: string[]): void {
+      if (ids.length === 0) return;
+      db.update(bookings)
+        .set({ status: sql`${VACATED}` })
+        .where(and(inArray(bookings.id, ids), eq(bookings.status, 'confirmed')))
+        .run();
+    },
+
     move(id: string, expectedVersion: number, to: { roomId: string; startAt: number; endAt: number }): boolean {
       return moveIfVersion.run({ id, expectedVersion, ...to }).changes === 1;
     },

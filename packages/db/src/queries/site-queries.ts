@@ -27,6 +27,11 @@ export function siteQueries(db: Db) {
       return siteRow.get();
     },
 
+    /** SQLite's write lock, taken at BEGIN IMMEDIATE, already keeps every import out until COMMIT. */
+    lockedGeneration(): number | undefined {
+      return siteRow.get()?.generation;
+    },
+
     listRooms(): RoomRow[] {
       return allRooms.all();
     },

@@ -1,12 +1,43 @@
 // The queue: claiming the next runnable task under a lease, renewing and releasing it, and recovering claims of dead processes.
-import { and, asc, eq, inArray, isNotNull, isNull, like, lt, notInArray, or, sql } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/sqlite-core';
+import { and, asc, eq, inArray, isNotNull, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { alias, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../connection.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
 import { HELD_CLAIM_PREFIX } from './input-queries.ts';
-import { live, fenced, type TaskRow, type AttemptFence } from './task-rows.ts';
+import { live, fenced, owned, StaleAttemptError, type TaskRow, type AttemptFence } from './task-rows.ts';
 
 const holder = alias(tasks, 'holder');
+type Operand = SQL | AnySQLiteColumn;
+
+/**
+ * A live holder of a scope overlapping [start, end) under `key`, other than `self`, at `now`: a
+ * claimed working task whose lease holds (the fence's own definition of holding) or that the caller
+ * runs itself, a task parked for input, or one held for an operator.
+ */
+function scopeHolder(key: Operand, start: Operand, end: Operand, self: Operand, now: number, running: string[]) {
+  return and(
+    sql`${holder.scopeKey} = ${key}`,
+    sql`${holder.scopeStart} < ${end}`,
+    sql`${holder.scopeEnd} > ${start}`,
+    sql`${holder.id} <> ${self}`,
+    or(
+      and(
+        eq(holder.status, 'working'),
+        isNotNull(holder.claimedBy),
+        or(sql`${holder.leaseExpiresAt} >= ${now}`, running.length ? inArray(holder.id, running) : undefined),
+      ),
+      // A task parked for input (an approval) still owns its plan for those days: an overlapping
+      // task waits until it is answered, cancelled or expired.
+      and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
+      // So does a task held for an operator's decision (working, with a held claim and no lease).
+      and(
+        eq(holder.status, 'working'),
+        like(holder.claimedBy, `${HELD_CLAIM_PREFIX}%`),
+        sql`${holder.expiresAt} > ${now}`,
+      ),
+    ),
+  );
+}
 
 export function taskClaimQueries(db: Db) {
   // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
@@ -36,46 +67,28 @@ export function taskClaimQueries(db: Db) {
      * have lapsed in a stall of its own thread or a clock jump while the attempt lives on), and they
      * hold their scopes whatever their lease says.
      */
-    claimNext(claimedBy: string, now: number, leaseMs: number, running: string[] = []): TaskRow | undefined {
+    claimNext(
+      claimedBy: string,
+      now: number,
+      leaseMs: number,
+      running: string[] = [],
+      options: { takeOverLapsed?: boolean } = {},
+    ): TaskRow | undefined {
       return db.transaction(
         (tx) => {
           const scopeBusy = tx
             .select({ one: sql`1` })
             .from(holder)
-            .where(
-              and(
-                eq(holder.scopeKey, tasks.scopeKey),
-                lt(holder.scopeStart, tasks.scopeEnd),
-                sql`${holder.scopeEnd} > ${tasks.scopeStart}`,
-                sql`${holder.id} <> ${tasks.id}`,
-                or(
-                  and(
-                    eq(holder.status, 'working'),
-                    isNotNull(holder.claimedBy),
-                    or(
-                      sql`${holder.leaseExpiresAt} >= ${now}`,
-                      running.length ? inArray(holder.id, running) : undefined,
-                    ),
-                  ),
-                  // A task parked for input (an approval) still owns its plan for those days: an
-                  // overlapping task waits until it is answered, cancelled or expired.
-                  and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
-                  // So does a task held for an operator's decision (working, with a held claim and no lease).
-                  and(
-                    eq(holder.status, 'working'),
-                    like(holder.claimedBy, `${HELD_CLAIM_PREFIX}%`),
-                    sql`${holder.expiresAt} > ${now}`,
-                  ),
-                ),
-              ),
-            );
+            .where(scopeHolder(tasks.scopeKey, tasks.scopeStart, tasks.scopeEnd, tasks.id, now, running));
           const next = tx
             .select({ id: tasks.id, attempt: tasks.attempt, previous: tasks.claimedBy })
             .from(tasks)
             .where(
               and(
                 eq(tasks.status, 'working'),
-                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
+                (options.takeOverLapsed ?? true)
+                  ? or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now))
+                  : isNull(tasks.claimedBy),
                 running.length ? notInArray(tasks.id, running) : undefined,
                 lt(tasks.attempt, tasks.maxAttempts),
                 live(now),
@@ -124,6 +137,50 @@ export function taskClaimQueries(db: Db) {
       );
     },
 
+    /**
+     * A lapsed holder asks for its lease again (to `until`): allowed while it still owns the attempt
+     * and no other task took an overlapping scope meanwhile (the claim's test). Costs no attempt.
+     */
+    resumeLease(fence: AttemptFence, until: number, now: number): boolean {
+      return db.transaction(
+        (tx) => {
+          const row = tx
+            .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
+            .from(tasks)
+            .where(owned(fence, now))
+            .get();
+          if (!row) return false;
+          if (row.scopeKey !== null) {
+            const taken = tx
+              .select({ one: sql`1` })
+              .from(holder)
+              .where(
+                scopeHolder(
+                  sql`${row.scopeKey}`,
+                  sql`${row.scopeStart}`,
+                  sql`${row.scopeEnd}`,
+                  sql`${fence.taskId}`,
+                  now,
+                  [],
+                ),
+              )
+              .get();
+            if (taken) return false;
+          }
+          return tx.update(tasks).set({ leaseExpiresAt: until }).where(owned(fence, now)).run().changes === 1;
+        },
+        { behavior: 'immediate' },
+      );
+    },
+
+    /**
+     * Inside the transaction that writes an attempt's work, before it: the fence must hold. SQLite's
+     * write lock, taken at BEGIN IMMEDIATE, already keeps every other writer out until COMMIT.
+     */
+    holdScope(fence: AttemptFence, now: number): void {
+      if (!db.select({ id: tasks.id }).from(tasks).where(fenced(fence, now)).get()) throw new StaleAttemptError(fence);
+    },
+
     /** Extends the attempt's lease to `until`; false when it lost its fence at `now` (then it must stop). */
     renewLease(fence: AttemptFence, until: number, now: number): boolean {
       return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence, now)).run().changes === 1;
@@ -141,7 +198,8 @@ export function taskClaimQueries(db: Db) {
             tx
               .update(tasks)
               .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt })
-              .where(fenced(fence, now))
+              // Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
+              .where(owned(fence, now))
               .run().changes === 1;
           if (ok)
             tx.insert(taskEvents)

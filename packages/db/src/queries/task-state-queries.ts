@@ -1,5 +1,5 @@
 // State changes of a task: fenced progress and terminal writes, cancel, giving up, and the TTL sweep.
-import { and, eq, inArray, lt, lte } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
 import { fenced, StaleAttemptError, TOMBSTONE_RETENTION_MS, type TaskError, type AttemptFence } from './task-rows.ts';
@@ -86,7 +86,11 @@ export function taskStateQueries(db: Db) {
       );
     },
 
-    /** Fails a task that has used up its attempts, without needing its (lost) fence. */
+    /**
+     * Fails a task that has used up its attempts, without needing its (lost) fence. The UPDATE judges
+     * the give-up again (every attempt used, no claim or a lapsed one): a last attempt that renewed or
+     * resumed its lease since the sweeper listed the task keeps it.
+     */
     failExhausted(id: string, now: number, error: TaskError): boolean {
       return db.transaction(
         (tx) => {
@@ -102,7 +106,14 @@ export function taskStateQueries(db: Db) {
               claimedBy: null,
               leaseExpiresAt: null,
             })
-            .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
+            .where(
+              and(
+                eq(tasks.id, id),
+                eq(tasks.status, 'working'),
+                sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
+                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
+              ),
+            )
             .returning({ attempt: tasks.attempt })
             .get() as { attempt: number } | undefined;
           if (row)

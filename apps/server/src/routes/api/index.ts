@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
-import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../database-unavailable.ts';
+import { databaseTrouble, isDatabaseUnavailable } from '../database-unavailable.ts';
 import { errorBodySchema } from './api-errors.ts';
 import { sharedSchemas } from './api-schemas.ts';
 import { approvalRoutes } from './approval-routes.ts';
@@ -53,11 +53,9 @@ export async function apiRoutes(app: FastifyInstance, options: { services: Servi
       return reply.code(400).send({ error: error.message, code: where });
     }
     if (isDatabaseUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unreachable');
-      return reply
-        .code(503)
-        .header('retry-after', '1')
-        .send({ error: DATABASE_UNAVAILABLE_MESSAGE, code: 'RFL_DATABASE_UNAVAILABLE' });
+      const { code, message } = databaseTrouble(error);
+      request.log.warn({ err: error, code }, 'database unavailable');
+      return reply.code(503).header('retry-after', '1').send({ error: message, code });
     }
     throw error; // the application's handler: logs 5xx, hides their details, keeps code and status
   });

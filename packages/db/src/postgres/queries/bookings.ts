@@ -1,8 +1,12 @@
 // Bookings as a reflow reads and moves them (as queries/booking-queries.ts), with row locks for the apply.
 import { and, asc, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
+import { VACATED } from '../../queries/booking-queries.ts';
 import type { BookingStore } from '../../store.ts';
 import type { PgDb } from '../pg-db.ts';
 import { bookings } from '../schema/index.ts';
+
+/** A booking `move` may take: confirmed, or vacated by this apply (as on SQLite). */
+const movable = () => sql`${bookings.status} in ('confirmed', ${VACATED})`;
 
 export function bookingQueries(db: PgDb): BookingStore {
   return {
@@ -45,12 +49,26 @@ export function bookingQueries(db: PgDb): BookingStore {
           .limit(1)
       )[0],
 
+    vacate: async (ids) => {
+      if (ids.length === 0) return;
+      await db
+        .update(bookings)
+        .set({ status: sql`${VACATED}` })
+        .where(and(inArray(bookings.id, ids), eq(bookings.status, 'confirmed')));
+    },
+
     move: async (id, expectedVersion, to) =>
       (
         await db
           .update(bookings)
-          .set({ roomId: to.roomId, startAt: to.startAt, endAt: to.endAt, version: sql`${bookings.version} + 1` })
-          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion), eq(bookings.status, 'confirmed')))
+          .set({
+            roomId: to.roomId,
+            startAt: to.startAt,
+            endAt: to.endAt,
+            status: 'confirmed',
+            version: sql`${bookings.version} + 1`,
+          })
+          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion), movable()))
           .returning({ id: bookings.id })
       ).length === 1,
 

@@ -16,6 +16,17 @@ export function siteQueries(db: PgDb): SiteStore {
   return {
     getSite: async () => (await db.select().from(site).limit(1))[0],
 
+    /**
+     * `FOR SHARE`: an import locks the site row `FOR UPDATE` before it writes anything, so it waits for
+     * this transaction, or this read waits for the import. A replacing import deletes the row it
+     * locked: the locked read then finds none, and a new statement reads the new site's generation.
+     */
+    lockedGeneration: async () => {
+      const locked = first(await db.select({ generation: site.generation }).from(site).limit(1).for('share'));
+      if (locked) return locked.generation;
+      return first(await db.select({ generation: site.generation }).from(site).limit(1))?.generation;
+    },
+
     listRooms: () => db.select().from(rooms).orderBy(asc(rooms.id)),
 
     roomIds: async () => (await db.select({ id: rooms.id }).from(rooms).orderBy(asc(rooms.id))).map((r) => r.id),

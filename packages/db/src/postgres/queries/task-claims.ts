@@ -19,14 +19,18 @@ import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import { HELD_CLAIM_PREFIX } from '../../queries/input-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
-import { LOCK_CLASS, NOW_MS, type PgDb } from '../pg-db.ts';
+import { StaleAttemptError } from '../../queries/task-rows.ts';
+import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
-import { countAll, fenced, live, notify, first } from './task-sql.ts';
+import { lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
+import { countAll, fenced, live, notify, first, owned } from './task-sql.ts';
 
 type ClaimQueries = Pick<
   TaskStore,
   | 'claimNext'
   | 'renewLease'
+  | 'resumeLease'
+  | 'holdScope'
   | 'release'
   | 'claimants'
   | 'releaseClaimsOf'
@@ -98,8 +102,26 @@ export async function releaseClaimsIn(tx: PgDb, claimants: string[], message: st
 export function taskClaimQueries(db: PgDb): ClaimQueries {
   const queued = () => and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), live());
 
-  /** One claim transaction; `contended` when a candidate was skipped because another claim held its scope key. */
-  const claimOnce = (claimedBy: string, leaseMs: number, running: string[]) =>
+  /** Whether another live holder's scope overlaps `scope` (a NEW statement: it sees every claim committed before). */
+  const scopeTaken = async (tx: PgDb, id: string, scope: ScopeRange, running: string[]) =>
+    (
+      await tx
+        .select({ one: sql`1` })
+        .from(holder)
+        .where(
+          scopeHolder(
+            sql`${scope.scopeKey}`,
+            sql`${scope.scopeStart}::bigint`,
+            sql`${scope.scopeEnd}::bigint`,
+            sql`${id}`,
+            running,
+          ),
+        )
+        .limit(1)
+    ).length > 0;
+
+  /** One claim transaction; `contended` when a candidate was skipped because another transaction held one of its scope's day locks. */
+  const claimOnce = (claimedBy: string, leaseMs: number, running: string[], takeOverLapsed: boolean) =>
     db.transaction(async (tx): Promise<{ claimed: TaskRow | undefined; contended: boolean }> => {
       let contended = false;
       const tried: string[] = [...running];
@@ -118,7 +140,9 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
             .where(
               and(
                 eq(tasks.status, 'working'),
-                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
+                takeOverLapsed
+                  ? or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS))
+                  : isNull(tasks.claimedBy),
                 tried.length ? notInArray(tasks.id, tried) : undefined,
                 lt(tasks.attempt, tasks.maxAttempts),
                 live(),
@@ -140,29 +164,12 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
         if (!candidate) break;
         tried.push(candidate.id);
         if (candidate.scopeKey !== null) {
-          const [{ locked }] = (
-            await tx.execute<{ locked: boolean }>(
-              sql`select pg_try_advisory_xact_lock(${LOCK_CLASS.scope}, hashtext(${candidate.scopeKey})) as locked`,
-            )
-          ).rows;
-          if (!locked) {
+          const scope = candidate as ScopeRange;
+          if (!(await tryLockScope(tx, scope))) {
             contended = true;
             continue;
           }
-          const busy = await tx
-            .select({ one: sql`1` })
-            .from(holder)
-            .where(
-              scopeHolder(
-                sql`${candidate.scopeKey}`,
-                sql`${candidate.scopeStart}::bigint`,
-                sql`${candidate.scopeEnd}::bigint`,
-                sql`${candidate.id}`,
-                running,
-              ),
-            )
-            .limit(1);
-          if (busy.length) continue;
+          if (await scopeTaken(tx, candidate.id, scope, running)) continue;
         }
         const [claimed] = await tx
           .update(tasks)
@@ -202,24 +209,75 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
      * One transaction. (1) The oldest runnable candidate, `FOR UPDATE SKIP LOCKED`: a row another
      * node is claiming is skipped, not waited for, and none is claimed twice. The scope test here
      * only narrows the choice (its snapshot may be old). (2) For a scoped candidate, a transaction
-     * advisory lock on its scope key, `pg_try_advisory_xact_lock` (never waits, so no deadlock; a
-     * candidate whose key another claim holds is skipped, and the claim tried again shortly).
+     * advisory lock on each day of its scope (scope-locks.ts), `pg_try_advisory_xact_lock` (never
+     * waits, so no deadlock; a candidate one of whose days another claim or apply holds is skipped,
+     * and the claim tried again shortly).
      * (3) Then, in a NEW statement, the overlap test again. Under READ COMMITTED each statement
      * reads a snapshot taken when it starts, and an advisory lock is released only after its
      * transaction's commit is visible; every claim of a scoped task holds its key's lock until it
-     * commits; so the test in (3) sees every claim of an overlapping task committed before, and none
-     * can commit while we hold the lock. Only a claim makes a task a new scope holder (create,
+     * commits (and every apply holds them until it commits, holdScope); so the test in (3) sees every
+     * claim of an overlapping task committed before, and none can commit while we hold the locks. Only a claim makes a task a new scope holder (create,
      * answer and release make none), so two overlapping scopes are never both held, whichever nodes
      * claim them. (4) `UPDATE … RETURNING` the claimed row. Up to CANDIDATES candidates are tried.
      */
-    claimNext: async (claimedBy, leaseMs, running = []) => {
-      // A candidate skipped only because another node held its scope key for a moment may run once
-      // that claim commits (a few ms): try again briefly rather than report an empty queue.
+    claimNext: async (claimedBy, leaseMs, running = [], options = {}) => {
+      // A candidate skipped only because another node held one of its day locks for a moment may run
+      // once that transaction commits (a few ms): try again briefly rather than report an empty queue.
       for (let round = 1; ; round++) {
-        const { claimed, contended } = await claimOnce(claimedBy, leaseMs, running);
+        const { claimed, contended } = await claimOnce(claimedBy, leaseMs, running, options.takeOverLapsed ?? true);
         if (claimed || !contended || round === CONTENDED_RETRIES) return claimed;
         await new Promise((resolve) => setTimeout(resolve, 5 * round));
       }
+    },
+
+    /**
+     * A lapsed holder asks for its lease again: allowed while it still owns the attempt and, as for a
+     * claim (its day locks, then the overlap test in a new statement), no other task took an
+     * overlapping scope meanwhile. Costs no attempt: the attempt goes on.
+     */
+    resumeLease: async (fence, leaseMs) => {
+      for (let round = 1; ; round++) {
+        const outcome = await db.transaction(async (tx): Promise<'resumed' | 'lost' | 'contended'> => {
+          const row = first(
+            await tx
+              .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
+              .from(tasks)
+              .where(owned(fence))
+              .for('update'),
+          );
+          if (!row) return 'lost';
+          if (row.scopeKey !== null) {
+            if (!(await tryLockScope(tx, row as ScopeRange))) return 'contended';
+            if (await scopeTaken(tx, fence.taskId, row as ScopeRange, [])) return 'lost';
+          }
+          await tx
+            .update(tasks)
+            .set({ leaseExpiresAt: sql`${NOW_MS} + ${leaseMs}::bigint` })
+            .where(owned(fence));
+          return 'resumed';
+        });
+        if (outcome !== 'contended') return outcome === 'resumed';
+        if (round === CONTENDED_RETRIES) return false;
+        await new Promise((resolve) => setTimeout(resolve, 5 * round));
+      }
+    },
+
+    /**
+     * First statements of the transaction that writes an attempt's work: its scope's day locks
+     * (waiting for an overlapping apply or claim to commit), then its fence, row locked. From here to
+     * COMMIT no overlapping claim can commit, so the apply's plain reads of the rooms it writes see
+     * every booking an overlapping task wrote before.
+     */
+    holdScope: async (fence) => {
+      const row = first(
+        await db
+          .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
+          .from(tasks)
+          .where(eq(tasks.id, fence.taskId)),
+      );
+      if (row?.scopeKey != null) await lockScope(db, row as ScopeRange);
+      const held = await db.select({ id: tasks.id }).from(tasks).where(fenced(fence)).for('update');
+      if (held.length !== 1) throw new StaleAttemptError(fence);
     },
 
     renewLease: async (fence, leaseMs) => {
@@ -237,7 +295,8 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
         const rows = await tx
           .update(tasks)
           .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: NOW_MS, attempt })
-          .where(fenced(fence))
+          // Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
+          .where(owned(fence))
           .returning({ at: tasks.lastUpdatedAt });
         if (rows.length !== 1) return false;
         await tx

@@ -8,8 +8,8 @@ import { tasks } from '../schema/index.ts';
 
 export const live = () => sql`${tasks.expiresAt} > ${NOW_MS}`;
 
-/** The write guard of an attempt, as on SQLite: this attempt, this claimant, still working, not past its TTL. */
-export const fenced = (f: AttemptFence) =>
+/** What an attempt still owns after its lease lapsed, as on SQLite (queries/task-rows.ts `owned`). */
+export const owned = (f: AttemptFence) =>
   and(
     eq(tasks.id, f.taskId),
     eq(tasks.attempt, f.attempt),
@@ -17,6 +17,9 @@ export const fenced = (f: AttemptFence) =>
     eq(tasks.status, 'working'),
     live(),
   );
+
+/** The write guard of an attempt, as on SQLite: it owns the task and its lease holds now. */
+export const fenced = (f: AttemptFence) => and(owned(f), sql`${tasks.leaseExpiresAt} >= ${NOW_MS}`);
 
 /** NOTIFY inside the caller's transaction: listeners hear it only once (and if) it commits. */
 export async function notify(db: PgDb, signal: StoreSignal, taskId: string): Promise<void> {

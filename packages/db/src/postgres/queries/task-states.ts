@@ -1,5 +1,5 @@
 // State changes of a task: fenced progress and terminal writes, cancel, giving up, and the TTL sweep.
-import { and, eq, inArray, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { StaleAttemptError, TOMBSTONE_RETENTION_MS } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
@@ -88,7 +88,16 @@ export function taskStateQueries(db: PgDb): StateQueries {
               claimedBy: null,
               leaseExpiresAt: null,
             })
-            .where(and(eq(tasks.id, id), eq(tasks.status, 'working')))
+            // The give-up is judged again by the UPDATE itself: a last attempt that renewed or resumed
+            // its lease since the sweeper listed the task keeps it.
+            .where(
+              and(
+                eq(tasks.id, id),
+                eq(tasks.status, 'working'),
+                sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
+                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
+              ),
+            )
             .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt }),
         );
         if (!row) return false;

@@ -1,0 +1,176 @@
+// The lease is part of the fence, and scope exclusion agrees with it, on both stores: a holder whose
+// lease lapsed writes nothing and holds no scope; it may ask for its lease again (resumeLease) only
+// while no overlapping task was claimed meanwhile; a give-up is judged again in its write; disjoint
+// scopes are held at once. Each interleaving is forced with short leases on the store's own clock.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { StaleAttemptError, type Store, type TaskRow } from '../src/index.ts';
+import { STORE_KINDS, opener, newTask, sleep } from './store-harness.ts';
+
+const fenceOf = (row: TaskRow) => ({ taskId: row.id, attempt: row.attempt, claimedBy: row.claimedBy! });
+const DAY = 86_400_000;
+/** A lease short enough to lapse within a test, long enough to hold across a few statements. */
+const SHORT_LEASE_MS = 150;
+const lapse = () => sleep(SHORT_LEASE_MS * 2);
+
+async function scoped(store: Store, startDay: number, endDay: number, over: Parameters<typeof newTask>[0] = {}) {
+  const task = newTask({ scopeKey: 'bookings', scopeStart: startDay * DAY, scopeEnd: endDay * DAY, ...over });
+  return (await store.tasks.createOrFind(task, { message: 'Queued' })).task;
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`lease fence and scopes: ${kind.name}`, () => {
+    const open = opener(kind);
+
+    test('a holder whose lease lapsed writes nothing (progress, renew, park, finish, holdScope); it may still give the task back', async () => {
+      const { store } = await open();
+      const task = (await store.tasks.createOrFind(newTask(), { message: 'Queued' })).task;
+      const claimed = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      assert.equal(claimed.id, task.id);
+      const fence = fenceOf(claimed);
+      assert.equal(await store.tasks.progress(fence, 'still within the lease'), true);
+      await lapse();
+      assert.equal(await store.tasks.progress(fence, 'after the lapse'), false);
+      assert.equal(await store.tasks.renewLease(fence, 30_000), false, 'a lapsed lease is not revived by a renewal');
+      await assert.rejects(
+        store.inputs.park(fence, { requests: {}, state: null, message: 'parked' }),
+        StaleAttemptError,
+      );
+      await assert.rejects(
+        store.transaction((tx) => tx.tasks.holdScope(fence)),
+        StaleAttemptError,
+      );
+      await assert.rejects(
+        store.transaction((tx) => tx.tasks.finish(fence, { status: 'completed', result: '{}', message: 'done' })),
+        StaleAttemptError,
+      );
+      assert.equal((await store.tasks.get(task.id))?.status, 'working', 'nothing of the lapsed attempt was written');
+      assert.equal(await store.tasks.release(fence, 'given back after a lapse', { refundAttempt: true }), true);
+      const back = (await store.tasks.get(task.id))!;
+      assert.deepEqual([back.claimedBy, back.attempt], [null, 0], 'queued again, the attempt refunded');
+    });
+
+    test('resumeLease: a lapsed holder gets its lease back while no overlapping task was claimed, and the attempt goes on', async () => {
+      const { store } = await open();
+      await scoped(store, 10, 12);
+      const claimed = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      const fence = fenceOf(claimed);
+      await lapse();
+      assert.equal(await store.tasks.progress(fence, 'lapsed'), false);
+      assert.equal(await store.tasks.resumeLease(fence, 30_000), true);
+      assert.equal(await store.tasks.progress(fence, 'resumed'), true);
+      await store.transaction(async (tx) => {
+        await tx.tasks.holdScope(fence);
+        await tx.tasks.finish(fence, { status: 'completed', result: '{}', message: 'done' });
+      });
+      const done = (await store.tasks.get(claimed.id))!;
+      assert.deepEqual([done.status, done.attempt], ['completed', 1], 'one attempt, not two');
+    });
+
+    test('scope exclusion and the fence agree: a lapsed holder holds no scope, and once an overlapping task is claimed it cannot resume or apply', async () => {
+      const { store, second } = await open();
+      const other = await second();
+      const a = await scoped(store, 10, 14);
+      const b = await scoped(store, 13, 16);
+      const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      assert.equal(claimedA.id, a.id);
+      assert.equal(await other.tasks.claimNext('node-2', 30_000), undefined, 'b waits while a holds days 13–14');
+      await lapse();
+      // Queued tasks only (a, lapsed, would be taken over first: that is the other way it loses).
+      const claimedB = (await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))!;
+      assert.equal(claimedB.id, b.id, 'a lapsed holder does not hold its days');
+      const fenceA = fenceOf(claimedA);
+      assert.equal(await store.tasks.resumeLease(fenceA, 30_000), false, 'b holds the days now');
+      await assert.rejects(
+        store.transaction((tx) => tx.tasks.holdScope(fenceA)),
+        StaleAttemptError,
+      );
+      assert.equal((await store.tasks.get(a.id))?.status, 'working');
+    });
+
+    test('disjoint scopes are held at once by two nodes; an overlapping one waits', async () => {
+      const { store, second } = await open();
+      const other = await second();
+      const week1 = await scoped(store, 100, 109);
+      const week3 = await scoped(store, 114, 123);
+      const overlapping = await scoped(store, 105, 116);
+      const first = (await store.tasks.claimNext('node-1', 30_000))!;
+      const then = (await other.tasks.claimNext('node-2', 30_000))!;
+      assert.deepEqual([first.id, then.id], [week1.id, week3.id]);
+      assert.equal(await store.tasks.claimNext('node-3', 30_000), undefined, `${overlapping.id} overlaps both`);
+      // Both apply at once: each holds its own days in its own open transaction.
+      let release!: () => void;
+      const holding = new Promise<void>((resolve) => (release = resolve));
+      const applyWeek1 = store.transaction(async (tx) => {
+        await tx.tasks.holdScope(fenceOf(first));
+        await holding;
+        await tx.tasks.finish(fenceOf(first), { status: 'completed', result: '{}', message: 'week 1' });
+      });
+      if (kind.name === 'postgres') {
+        // On SQLite one write transaction at a time is the rule of the file; PostgreSQL holds days.
+        await other.transaction(async (tx) => {
+          await tx.tasks.holdScope(fenceOf(then));
+          await tx.tasks.finish(fenceOf(then), { status: 'completed', result: '{}', message: 'week 3' });
+        });
+        assert.equal(
+          (await other.tasks.get(week3.id))?.status,
+          'completed',
+          'week 3 applied while week 1 held its days',
+        );
+      }
+      release();
+      await applyWeek1;
+    });
+
+    test('an apply in flight holds its days past its lease: an overlapping claim waits for its end, and its stale finish is refused', async (t) => {
+      if (kind.name !== 'postgres')
+        return t.skip('SQLite: a write transaction already keeps every claim out until it ends');
+      const { store, second } = await open();
+      const other = await second();
+      const a = await scoped(store, 10, 14);
+      const b = await scoped(store, 13, 16);
+      const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      assert.equal(claimedA.id, a.id);
+      const apply = store.transaction(async (tx) => {
+        await tx.tasks.holdScope(fenceOf(claimedA));
+        await lapse();
+        // The lease lapsed while the apply ran: an overlapping claim must still not commit meanwhile.
+        assert.equal(await other.tasks.claimNext('node-2', 30_000), undefined, 'b waits for the apply to end');
+        await tx.tasks.finish(fenceOf(claimedA), { status: 'completed', result: '{}', message: 'late' });
+      });
+      await assert.rejects(apply, StaleAttemptError);
+      assert.equal((await store.tasks.get(a.id))?.status, 'working', 'the late apply rolled back');
+      assert.equal((await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))?.id, b.id);
+    });
+
+    test('a give-up is judged again in its write: a last attempt that resumed its lease keeps the task', async () => {
+      const { store } = await open();
+      const task = (await store.tasks.createOrFind(newTask({ maxAttempts: 1 }), { message: 'Queued' })).task;
+      const claimed = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      await lapse();
+      assert.deepEqual(
+        (await store.tasks.listExhausted()).map((r) => r.id),
+        [task.id],
+        'the sweeper sees it out of attempts, lapsed',
+      );
+      assert.equal(await store.tasks.resumeLease(fenceOf(claimed), 30_000), true);
+      assert.equal(await store.tasks.failExhausted(task.id, { code: -32603, message: 'gave up' }), false);
+      assert.equal((await store.tasks.get(task.id))?.status, 'working');
+      await store.transaction((tx) =>
+        tx.tasks.finish(fenceOf(claimed), { status: 'completed', result: '{}', message: 'done' }),
+      );
+      assert.equal((await store.tasks.get(task.id))?.status, 'completed', 'its finished work is kept');
+    });
+
+    test('a claim that may not take over lapsed leases (a node not yet watching for a lease) takes queued tasks only', async () => {
+      const { store } = await open();
+      const lapsedTask = (await store.tasks.createOrFind(newTask(), { message: 'Queued' })).task;
+      await store.tasks.claimNext('node-1', SHORT_LEASE_MS);
+      await lapse();
+      const queued = (await store.tasks.createOrFind(newTask(), { message: 'Queued' })).task;
+      assert.equal((await store.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))?.id, queued.id);
+      assert.equal(await store.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }), undefined);
+      assert.equal((await store.tasks.claimNext('node-2', 30_000))?.id, lapsedTask.id);
+    });
+  });
+}

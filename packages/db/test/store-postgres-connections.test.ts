@@ -1,0 +1,171 @@
+// PostgreSQL connections under trouble: every connection carries statement, lock and
+// idle-in-transaction timeouts; a full pool is reported as exhausted (not as the database away) and
+// counted; an import and an apply take turns over the site's generation, in either order; the LISTEN
+// connection reconnects once, however many errors its dropped client emits.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, test } from 'node:test';
+import pg from 'pg';
+import { openPostgresStore, PoolExhaustedError, storeTrouble, type PostgresStore } from '../src/index.ts';
+import { postgresKind, sleep, smallSite, type OpenedStore } from './store-harness.ts';
+
+const opened: OpenedStore<PostgresStore>[] = [];
+const open = async () => {
+  const o = await postgresKind.open({ seed: smallSite });
+  opened.push(o);
+  return o;
+};
+after(async () => {
+  for (const o of opened) await o.done();
+});
+
+test('every connection carries statement, lock and idle-in-transaction timeouts (defaults, and as configured)', async () => {
+  const { store, url } = await open();
+  const show = async (s: PostgresStore, name: string) => (await s.pool.query(`SHOW ${name}`)).rows[0][name];
+  assert.deepEqual(
+    [
+      await show(store, 'statement_timeout'),
+      await show(store, 'lock_timeout'),
+      await show(store, 'idle_in_transaction_session_timeout'),
+    ],
+    ['30s', '10s', '1min'],
+  );
+  const tuned = await openPostgresStore(url!, {
+    statementTimeoutMs: 1500,
+    lockTimeoutMs: 200,
+    idleInTransactionTimeoutMs: 0,
+  });
+  try {
+    assert.deepEqual(
+      [
+        await show(tuned, 'statement_timeout'),
+        await show(tuned, 'lock_timeout'),
+        await show(tuned, 'idle_in_transaction_session_timeout'),
+      ],
+      ['1500ms', '200ms', '0'],
+    );
+    // A lock held by a session left idle in its transaction fails a write after lock_timeout, as "busy".
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE nodes IN ACCESS EXCLUSIVE MODE');
+      const started = Date.now();
+      const error = await tuned.nodes.heartbeat('node-x', []).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(error, 'the heartbeat failed rather than waited');
+      assert.equal(storeTrouble(error), 'busy');
+      assert.ok(Date.now() - started < 5_000, `failed after ${Date.now() - started} ms`);
+      await holder.query('ROLLBACK');
+    } finally {
+      await holder.end();
+    }
+  } finally {
+    await tuned.close();
+  }
+});
+
+test('a full pool is reported as exhausted, not as the database away, and counted', async () => {
+  const { url } = await open();
+  const store = await openPostgresStore(url!, { poolSize: 2, connectionTimeoutMs: 300 });
+  try {
+    const held = [await store.pool.connect(), await store.pool.connect()];
+    const error = await store.tasks.get('tsk_any').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert.ok(
+      error instanceof PoolExhaustedError || (error as Error).cause instanceof PoolExhaustedError,
+      String(error),
+    );
+    assert.equal(storeTrouble(error), 'pool exhausted');
+    assert.match((error as Error).message + String((error as Error).cause), /pool exhausted/);
+    assert.equal(store.poolStats.exhausted, 1);
+    assert.equal(store.poolStats.size, 2);
+    for (const client of held) client.release();
+    assert.equal(await store.tasks.get('tsk_any'), undefined, 'answers again once a connection is free');
+  } finally {
+    await store.close();
+  }
+});
+
+test('an import waits for an apply that read the generation under its lock', async () => {
+  const { store, second } = await open();
+  const importer = await second();
+  let importDone = false;
+  let imported: Promise<void> | undefined;
+  await store.transaction(async (tx) => {
+    assert.equal(await tx.site.lockedGeneration(), 1);
+    imported = importer.site.writeSite(smallSite(), true).then(() => void (importDone = true));
+    await sleep(300);
+    assert.equal(importDone, false, 'the import waits until the apply commits');
+  });
+  await imported;
+  assert.equal((await store.site.getSite())?.generation, 2);
+});
+
+test('an apply that reads the generation while an import is writing waits for it, then sees the new generation', async () => {
+  const { store, url } = await open();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    // An import's first write, not yet committed: the site row locked and replaced.
+    await client.query('BEGIN');
+    await client.query('SELECT generation FROM site FOR UPDATE');
+    await client.query('DELETE FROM reflow_moves');
+    await client.query('DELETE FROM reflow_unresolved');
+    await client.query('DELETE FROM bookings');
+    await client.query('DELETE FROM site');
+    await client.query("INSERT INTO site (id, name, timezone, generation) VALUES (1, 'Riverside', 'Europe/London', 2)");
+    let seen: number | undefined;
+    const apply = store.transaction(async (tx) => {
+      seen = await tx.site.lockedGeneration();
+    });
+    await sleep(300);
+    assert.equal(seen, undefined, 'the apply waits for the import');
+    await client.query('COMMIT');
+    await apply;
+    assert.equal(seen, 2, 'and then reads the new generation (so it refuses to apply: RFL_SITE_REPLACED)');
+  } finally {
+    await client.end();
+  }
+});
+
+test('the LISTEN connection, dropped, is replaced once: however many errors its old client emits, one LISTEN remains', async () => {
+  const { store, url } = await open();
+  const heard: string[] = [];
+  store.onSignal((signal, id) => heard.push(`${signal}:${id}`));
+  await store.listening();
+  const listeners = async () =>
+    (
+      await store.pool.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()",
+      )
+    ).rows.map((r) => r.pid);
+  const [first] = await listeners();
+  assert.ok(first, 'one LISTEN connection');
+  // Freeze its backend: the probe times out (one error), then, once it is killed and thawed, its
+  // query fails too (a second error, after the reconnect timer fired).
+  const kill = (signal: string) => spawnSync('kill', [`-${signal}`, String(first)]);
+  kill('STOP');
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline && (await listeners()).every((pid) => pid === first)) await sleep(200);
+  await store.pool.query('SELECT pg_terminate_backend($1)', [first]);
+  kill('CONT');
+  await sleep(2_000);
+  const now = await listeners();
+  assert.equal(now.length, 1, `LISTEN connections: ${now.join(', ')}`);
+  assert.notEqual(now[0], first);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query("SELECT pg_notify('reflow_store_signals', 'created:tsk_once')");
+  await client.end();
+  await sleep(500);
+  assert.deepEqual(
+    heard.filter((h) => h === 'created:tsk_once'),
+    ['created:tsk_once'],
+    'heard once',
+  );
+});
