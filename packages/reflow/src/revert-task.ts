@@ -187,6 +187,9 @@ async function revert(taskId: string, input: RevertInput, tx: StoreQueries): Pro
     });
   }
 
+  // The bookings going back leave their current slots first: the database refuses two confirmed
+  // bookings overlapping in a room after every statement, and one may return where another still sits.
+  await tx.bookings.vacate(going.filter((c) => c.how === 'move').map((c) => c.bookingId));
   const restored: RevertResult['restoredBookings'] = [];
   for (const c of going) {
     const ok =
