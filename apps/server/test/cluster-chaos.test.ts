@@ -25,6 +25,8 @@ const ENV = {
   WORKERS: '1',
   SHUTDOWN_GRACE_MS: '1000',
   MCP_CONFORMANCE_FIXTURES: 'true',
+  // The HTTP rate limit is out of the way: these clients poll hard on purpose.
+  HTTP_RATE_LIMIT_PER_MINUTE: '0',
   AUTH_TOKENS: `chaos:client:${TOKEN}`,
   MAX_ACTIVE_TASKS_PER_PRINCIPAL: '1000',
   TASK_RATE_BURST: '1000',

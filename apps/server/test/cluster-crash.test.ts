@@ -33,6 +33,8 @@ const ENV = {
   MAX_ATTEMPTS: '5',
   WORKERS: '1',
   SHUTDOWN_GRACE_MS: '1000',
+  // The HTTP rate limit is out of the way: these clients poll hard on purpose.
+  HTTP_RATE_LIMIT_PER_MINUTE: '0',
   AUTH_TOKENS: Object.entries(TOKENS)
     .map(([who, token]) => `${who}:client:${token}`)
     .join(','),

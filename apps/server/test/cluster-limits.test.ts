@@ -23,6 +23,8 @@ test('two nodes on one PostgreSQL: the rate limit and the unfinished-task cap ho
   const env = {
     DATABASE_URL: database.url,
     DATABASE_PATH: '',
+    // Only the creation limits counted in the database are under test here.
+    HTTP_RATE_LIMIT_PER_MINUTE: '0',
     AUTH_TOKENS: `alice:client:${ALICE},bob:client:${BOB},ops:operator:${OPS}`,
     // No workers: every accepted task stays unfinished, so the counts are exact.
     WORKERS: '0',
