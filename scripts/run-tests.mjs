@@ -24,6 +24,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const ALL_FILES = ['packages/*/test/*.test.ts', 'apps/*/test/*.test.ts', 'seed/test/*.test.ts'];
 const STORE_MODULE = join(root, 'scripts/test-store.mjs');
 const TIMES = join(root, 'node_modules/.cache/reflow-test-times.json');
+/** The order of a first run (a fresh clone, CI): the files that took longest in a full run of record. */
+const SLOW_FILES = join(root, 'scripts/test-slow-files.json');
 /** The store-independent files' line (and pseudo-store, in the job list). */
 const ONCE = 'store-independent';
 /** The cluster tests run on PostgreSQL only (cluster-nodes on the pass's store, the others on their own database). */
@@ -81,13 +83,14 @@ function failureList(output) {
   return list.length > 6_000 ? `${list.slice(0, 6_000)}\n… (cut; the whole output is above)` : list;
 }
 
-function lastTimes() {
+function readTimes(path) {
   try {
-    return JSON.parse(readFileSync(TIMES, 'utf8'));
+    return JSON.parse(readFileSync(path, 'utf8'));
   } catch {
     return {};
   }
 }
+const lastTimes = () => readTimes(TIMES);
 
 /** Runs one file on one store (or, for ONCE, as it is); resolves with its counts and wall time. */
 function runFile(job) {
@@ -125,7 +128,7 @@ function runFile(job) {
 }
 
 const files = expand(chosen.length ? chosen : ALL_FILES);
-const times = lastTimes();
+const times = { ...readTimes(SLOW_FILES), ...lastTimes() };
 const jobs = files
   .flatMap((file) => {
     if (POSTGRES_ONLY.test(file)) return stores.includes('postgres') ? [{ file, store: 'postgres' }] : [];

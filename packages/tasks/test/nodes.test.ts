@@ -14,56 +14,66 @@ after(() => engines.removeDir());
 const LONG_LEASE_MS = 600_000; // its heartbeats (a third of it) never fire during a test
 
 test('a node whose heartbeat lapsed: a survivor releases its working task within about a lease and runs it; the dead attempt writes nothing', async () => {
-  const path = engines.freshPath();
-  const leaseMs = 1000;
-  const b = gated('job');
-  const a = gated('job');
-  // Node A claims the task, then falls silent (its heartbeats never come, like a frozen or dead
-  // process). Its claim has a lease of ten minutes, so only A's lapse as a node lets B take the task.
-  // Node B, with a lease of 1 s, declares A dead once A's heartbeat is older than 1 s. On SQLite B is
-  // up first: started later, it would reclaim A's claim at once by the same-host pid check (both are
-  // this process), not by the lapse. On PostgreSQL (no pid check) B starts once A has claimed: up
-  // first, it would hear the create's NOTIFY too and race A for the claim.
-  const openB = async () => {
-    const opened = await engines.open(path, [b.handler], { leaseMs, sweepIntervalMs: 50 });
-    await opened.engine.start();
-    return opened;
-  };
-  let first: Awaited<ReturnType<typeof openB>> | undefined = onPostgres() ? undefined : await openB();
-  const { engine: nodeA } = await engines.open(path, [a.handler], { leaseMs: LONG_LEASE_MS });
-  await nodeA.start();
-  const lastHeartbeat = Date.now();
-  const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
-  await until(() => a.waiting() === 1, 'attempt 1 on node A');
-  first ??= await openB();
-  const { engine: nodeB, store } = first;
-  // A's, or already B's: on a loaded machine A's registration may be over a lease old by the time B
-  // starts, and B's first sweep declares A dead at once.
-  assert.ok([nodeA.instanceId, nodeB.instanceId].includes((await nodeB.get(task.id))!.claimedBy!));
-  await until(() => b.waiting() === 1, 'node B to take the task over', 10_000);
-  const tookMs = Date.now() - lastHeartbeat;
-  assert.ok(tookMs < 10 * leaseMs, `taken over ${tookMs} ms after A's last heartbeat: about a lease (${leaseMs} ms)`);
-  const row = (await nodeB.get(task.id))!;
-  // Attempt 2 as a rule; later when A was declared dead before its claim landed (a loaded machine)
-  // and let its claim go at once, as it must.
-  assert.equal(row.claimedBy, nodeB.instanceId);
-  assert.ok(row.attempt >= 2, `attempt ${row.attempt}`);
-  assert.ok(
-    (await store.tasks.events(task.id)).some((e) => e.kind === 'released' && /stopped answering/.test(e.message)),
-    'the release says why',
-  );
-  assert.ok(
-    (await store.nodes.list()).some((n) => n.id === nodeB.instanceId),
-    'B is a node',
-  );
-  // A wakes and finishes its attempt: refused by the fence; the task ends with B's attempt.
-  a.openNext();
-  await until(() => nodeA.runningCount === 0, 'node A to let go of its attempt');
-  assert.equal((await nodeB.get(task.id))!.status, 'working', "A's finish was refused");
-  b.openNext();
-  const done = await settled(nodeB, task.id);
-  assert.deepEqual([done?.status, done?.attempt], ['completed', row.attempt]);
-  assert.ok(!(await store.tasks.events(task.id)).some((e) => e.kind === 'completed' && e.attempt === 1));
+  let raced = 0;
+  for (let scene = 1; ; scene++) {
+    assert.ok(scene <= 5, `B took the task before A's claim landed in ${raced} scenes of ${scene - 1}`);
+    const path = engines.freshPath();
+    const leaseMs = 1000;
+    const b = gated('job');
+    const a = gated('job');
+    // Node A claims the task, then falls silent (its heartbeats never come, like a frozen or dead
+    // process). Its claim has a lease of ten minutes, so only A's lapse as a node lets B take the task.
+    // Node B, with a lease of 1 s, declares A dead once A's heartbeat is older than 1 s. On SQLite B is
+    // up first: started later, it would reclaim A's claim at once by the same-host pid check (both are
+    // this process), not by the lapse. On PostgreSQL (no pid check) B starts once A has claimed: up
+    // first, it would hear the create's NOTIFY too and race A for the claim.
+    const openB = async () => {
+      const opened = await engines.open(path, [b.handler], { leaseMs, sweepIntervalMs: 50 });
+      await opened.engine.start();
+      return opened;
+    };
+    let first: Awaited<ReturnType<typeof openB>> | undefined = onPostgres() ? undefined : await openB();
+    const { engine: nodeA } = await engines.open(path, [a.handler], { leaseMs: LONG_LEASE_MS });
+    await nodeA.start();
+    const lastHeartbeat = Date.now();
+    const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
+    // On a loaded machine B can declare A dead (A's only heartbeat is at its start) before A's
+    // claim lands, and run the task itself: the engine as designed, but not this scene. Set it again.
+    // Likewise when B declared A dead so soon after A's claim that B has released it already.
+    await until(() => a.waiting() === 1 || b.waiting() === 1, 'attempt 1 on node A (or on B)');
+    first ??= await openB();
+    const { engine: nodeB, store } = first;
+    if (a.waiting() === 0 || (await nodeB.get(task.id))!.claimedBy !== nodeA.instanceId) {
+      raced++;
+      await engines.closeAll();
+      continue;
+    }
+    await until(() => b.waiting() === 1, 'node B to take the task over', 10_000);
+    const tookMs = Date.now() - lastHeartbeat;
+    assert.ok(tookMs < 10 * leaseMs, `taken over ${tookMs} ms after A's last heartbeat: about a lease (${leaseMs} ms)`);
+    const row = (await nodeB.get(task.id))!;
+    // Attempt 2 as a rule; later when A was declared dead before its claim landed (a loaded machine)
+    // and let its claim go at once, as it must.
+    assert.equal(row.claimedBy, nodeB.instanceId);
+    assert.ok(row.attempt >= 2, `attempt ${row.attempt}`);
+    assert.ok(
+      (await store.tasks.events(task.id)).some((e) => e.kind === 'released' && /stopped answering/.test(e.message)),
+      'the release says why',
+    );
+    assert.ok(
+      (await store.nodes.list()).some((n) => n.id === nodeB.instanceId),
+      'B is a node',
+    );
+    // A wakes and finishes its attempt: refused by the fence; the task ends with B's attempt.
+    a.openNext();
+    await until(() => nodeA.runningCount === 0, 'node A to let go of its attempt');
+    assert.equal((await nodeB.get(task.id))!.status, 'working', "A's finish was refused");
+    b.openNext();
+    const done = await settled(nodeB, task.id);
+    assert.deepEqual([done?.status, done?.attempt], ['completed', row.attempt]);
+    assert.ok(!(await store.tasks.events(task.id)).some((e) => e.kind === 'completed' && e.attempt === 1));
+    return;
+  }
 });
 
 test('a clean stop leaves the store at once: the node is gone from the list and its task is free for another node', async () => {
