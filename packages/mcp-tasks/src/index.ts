@@ -3,7 +3,9 @@
 export { TasksExtension, type TasksExtensionOptions } from './tasks-extension.ts';
 export type { TaskToolDefinition, ToolCall } from './task-tools.ts';
 export type { TaskError, TaskStatus, TaskStore, TaskView } from './task-store.ts';
-export { TaskListenRouter, type TaskFollower, type TaskListenOptions, type TaskListenRequest } from './task-listen.ts';
+export { TaskListenRouter, type TaskListenOptions, type TaskListenRequest } from './task-listen.ts';
+export { type TaskFollower } from './task-subscription.ts';
+export { StdioTaskListenTransport, type StdioTaskListenOptions } from './task-listen-stdio.ts';
 export { answerTasksGet, type TasksGetRequest } from './tasks-get-fast-path.ts';
 export { type DirectRequest, type ServerInfo } from './direct-request.ts';
 export { answerTaskToolCall } from './task-call-fast-path.ts';
