@@ -27,3 +27,5 @@ export {
 } from './legacy-tasks-poll.ts';
 export { answerLegacyTaskCall, type LegacyCallAnswer, type LegacyCallCaller } from './legacy-task-call.ts';
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';
+export { LegacySessions, type LegacySessionRequest, type LegacySessionsOptions } from './legacy-sessions.ts';
+export { LegacyStatusPushTransport, type LegacyStatusPushOptions } from './legacy-status-push.ts';

@@ -9,7 +9,8 @@ import type { TaskView } from './task-store.ts';
 import { declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-export const isTerminalTask = (task: TaskView) => TERMINAL.has(task.status);
+export const isTerminalStatus = (status: string) => TERMINAL.has(status);
+export const isTerminalTask = (task: TaskView) => isTerminalStatus(task.status);
 
 /** What serving a listen needs from the task store: follow one task the principal can see. */
 export interface TaskFollower {
