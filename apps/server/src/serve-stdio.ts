@@ -2,7 +2,7 @@
 // database and worker pool as the HTTP server (createServices); stdout carries only MCP messages,
 // so every log line goes to stderr.
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { StdioTaskListenTransport } from '@reflow/mcp-tasks';
+import { LegacyStatusPushTransport, StdioTaskListenTransport } from '@reflow/mcp-tasks';
 import pino, { type Logger } from 'pino';
 import { VERSION } from './app.ts';
 import type { Config } from './config.ts';
@@ -20,10 +20,12 @@ export async function startStdioServer(
   logger: Logger = pino({ level: config.LOG_LEVEL }, pino.destination(2)),
 ): Promise<StdioServer> {
   const services = await createServices(config, logger);
-  // subscriptions/listen naming tasks is served in front of the SDK's stdio entry, as over HTTP;
-  // the store's watch hears this process's writes and re-reads for those of any other process.
+  // subscriptions/listen naming tasks is served in front of the SDK's stdio entry, as over HTTP; a
+  // 2025-11-25 connection gets notifications/tasks/status for the tasks it created, unsolicited.
+  // The store's watch hears this process's writes and re-reads for those of any other process.
   const { caller, store } = callerTasks(services, undefined);
-  const transport = new StdioTaskListenTransport(new StdioServerTransport(), {
+  const legacyPush = new LegacyStatusPushTransport(new StdioServerTransport(), { store, principal: caller.id });
+  const transport = new StdioTaskListenTransport(legacyPush, {
     serverInfo: { name: SERVER_NAME, version: VERSION },
     store,
     principal: caller.id,

@@ -2,6 +2,7 @@
 // by the official SDK Client pinned to 2026-07-28. subscriptions/listen naming tasks is acknowledged
 // with the ids this connection may follow (an unknown one left out), then carries notifications/tasks
 // up to the terminal one, as over HTTP; a task run by another process on the same store is heard too.
+// A 2025-11-25 connection gets notifications/tasks/status, unsolicited, for the tasks it created.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -131,4 +132,53 @@ test('stdio: a task run by another process on the same store is pushed as it cha
   await waitForTaskStatus(runner.mcpUrl, created.taskId, ['completed'], 120_000);
   const done = await until((n) => n.method === 'notifications/tasks' && n.params.status === 'completed', 10_000);
   assert.equal(taskNotifications(notifications, created.taskId).at(-1), done);
+});
+
+test('stdio, 2025-11-25: the connection gets notifications/tasks/status for a task it created, up to completed', async (t) => {
+  const database = await freshTestDatabase();
+  t.after(() => database.drop());
+  const location = database.location;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      bin,
+      'mcp',
+      ...(/^postgres(ql)?:\/\//.test(location) ? ['--database-url', location] : ['--database', location]),
+    ],
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', POLL_INTERVAL_MS: '100' },
+    cwd: root,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'stdio-2025', version: '0.0.0' }, { capabilities: {} });
+  const statuses: any[] = [];
+  let wake = () => {};
+  client.fallbackNotificationHandler = async (n: Notification) => {
+    if (n.method === 'notifications/tasks/status') statuses.push(n.params);
+    wake();
+  };
+  await client.connect(transport);
+  t.after(() => client.close());
+  assert.equal(client.getProtocolEra(), 'legacy');
+  const anyJson = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } };
+  const created = (await client.request(
+    { method: 'tools/call', params: { name: 'reflow_month', arguments: reflowOn(16), task: {} } } as never,
+    anyJson as never,
+  )) as { task: { taskId: string } };
+  const { taskId } = created.task;
+  const deadline = Date.now() + 60_000;
+  while (!statuses.some((s) => s.taskId === taskId && s.status === 'completed')) {
+    assert.ok(Date.now() < deadline, `no completed status in 60 s; got ${JSON.stringify(statuses)}`);
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      setTimeout(resolve, 1_000).unref();
+    });
+  }
+  const mine = statuses.filter((s) => s.taskId === taskId);
+  assert.equal(mine.at(-1).status, 'completed', 'the terminal status is the last');
+  assert.deepEqual(
+    Object.keys(mine.at(-1)).sort(),
+    ['createdAt', 'lastUpdatedAt', 'pollInterval', 'status', 'statusMessage', 'taskId', 'ttl']
+      .filter((k) => k in mine.at(-1))
+      .sort(),
+  );
 });

@@ -63,6 +63,11 @@ export class LegacySessions {
     return this.#sessions.size;
   }
 
+  /** Whether `sessionId` is a session open here for this principal. */
+  knows(sessionId: string | undefined, principal: string): boolean {
+    return sessionId !== undefined && this.#sessions.get(sessionId)?.principal === principal;
+  }
+
   /** Whether this request opens a session: a 2025-era initialize (no modern protocol header). */
   static opens(parsedBody: unknown, protocolVersionHeader: string | undefined): boolean {
     return (

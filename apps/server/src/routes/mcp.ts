@@ -87,23 +87,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     // The auth hook has verified the caller; the SDK hands it to the server factory as authInfo.
     const authInfo = request.principal && !request.principal.local ? toAuthInfo(request.principal) : undefined;
 
-    // A 2025-11-25 session's requests, and the initialize that opens one, are its transport's to serve.
-    const sessionId = one(request, 'mcp-session-id');
-    if (sessionId !== undefined || LegacySessions.opens(parsedBody, one(request, 'mcp-protocol-version'))) {
-      const { caller, store } = callerTasks(services, authInfo);
-      const answer = await sessions.answer(sessionId, {
-        request: webRequest(request, body),
-        parsedBody,
-        authInfo,
-        principal: caller.id,
-        store,
-        done: new Promise((resolve) => reply.raw.once('close', resolve)),
-      });
-      if (answer) {
-        services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'session' });
-        return sendResponse(reply, answer);
-      }
-    }
     // The poll every waiting client repeats: answered here when it is a plain one for a visible task.
     if (options.fastTasksGet !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tasks/get') {
       const { caller, store } = callerTasks(services, authInfo);
@@ -125,13 +108,34 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     ) {
       const { caller, store } = callerTasks(services, authInfo);
       // As the SDK path's LegacyTasks: the caller's id, and tasks/list only where requestors are told apart.
+      // A poll needs no session: one of a session open here is answered as a stateless one.
+      const headers = mcpHeaders(request);
+      if (sessions.knows(headers.sessionId, caller.id)) delete headers.sessionId;
       const answer = await answerLegacyTaskPoll(
-        { body: parsedBody, headers: mcpHeaders(request) },
+        { body: parsedBody, headers },
         { principal: caller.id, store, listable: !caller.local },
       );
       if (answer) {
         services.metrics.mcpRequests.inc({ method: answer.method, path: 'direct' });
         return reply.code(answer.status).headers(answer.headers).send(answer.body);
+      }
+    }
+    // A 2025-11-25 session's requests, and the initialize that opens one, are its transport's to serve
+    // (its plain polls were answered above); an id no session here has is 404, as the spec says.
+    const sessionId = one(request, 'mcp-session-id');
+    if (sessionId !== undefined || LegacySessions.opens(parsedBody, one(request, 'mcp-protocol-version'))) {
+      const { caller, store } = callerTasks(services, authInfo);
+      const answer = await sessions.answer(sessionId, {
+        request: webRequest(request, body),
+        parsedBody,
+        authInfo,
+        principal: caller.id,
+        store,
+        done: new Promise((resolve) => reply.raw.once('close', resolve)),
+      });
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'session' });
+        return sendResponse(reply, answer);
       }
     }
     // The client hanging up before the answer is written cancels the request (2026-07-28
