@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ClusterNode, claimOf, freePort, seededClusterDatabase, type ClusterDatabase } from './cluster-helper.ts';
 import { reflowOn } from './helper.ts';
-import { RawLegacySession, statusNotes } from './legacy-session-sse.ts';
+import { RawLegacySession, statusNotes } from '../harness/legacy-session.ts';
 
 let db: ClusterDatabase;
 let A: ClusterNode, B: ClusterNode;

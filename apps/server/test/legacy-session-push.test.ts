@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { reflowOn, startTestServer } from './helper.ts';
-import { RawLegacySession, statusNotes } from './legacy-session-sse.ts';
+import { RawLegacySession, statusNotes } from '../harness/legacy-session.ts';
 
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 

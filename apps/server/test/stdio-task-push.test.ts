@@ -32,7 +32,8 @@ async function stdioClient(location: string, workers: number) {
   const clientCapabilities = { extensions: { [TASKS]: {} } };
   const client = new Client(clientInfo, {
     capabilities: clientCapabilities,
-    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    // A child on PostgreSQL may take a while to answer its first request on a busy machine.
+    versionNegotiation: { mode: { pin: '2026-07-28' }, probe: { timeoutMs: 120_000 } },
   });
   const notifications: any[] = [];
   const waiters = new Set<() => void>();

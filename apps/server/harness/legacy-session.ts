@@ -1,14 +1,14 @@
 // A raw 2025-11-25 session over HTTP, as a host without an SDK speaks it: initialize (which
 // answers with Mcp-Session-Id), requests carrying the id, the standalone GET stream read frame by
 // frame (event ids kept, for Last-Event-ID), and DELETE.
-import { parseMcpBody } from '../harness/mcp-wire.ts';
+import { parseMcpBody } from './mcp-wire.ts';
 
 export const LEGACY_REVISION = '2025-11-25';
 
 export interface SessionStream {
   status: number;
   /** Every message received so far, with its SSE event id. */
-  events: { id?: string; message: any }[];
+  events: { id?: string; message: any; at: number }[];
   /** Resolves with the first message matching `predicate` (rejects after `timeoutMs`). */
   until(predicate: (m: any) => boolean, timeoutMs?: number): Promise<any>;
   close(): void;
@@ -89,7 +89,8 @@ export class RawLegacySession {
                 .find((l) => l.startsWith('id:'))
                 ?.slice(3)
                 .trim();
-              if (data.length && data.join('')) events.push({ id, message: JSON.parse(data.join('\n')) });
+              if (data.length && data.join(''))
+                events.push({ id, message: JSON.parse(data.join('\n')), at: Date.now() });
               for (const wake of waiters) wake();
             }
           }
