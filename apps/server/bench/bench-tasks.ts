@@ -236,23 +236,37 @@ if (phases.has('rate')) {
 }
 
 if (phases.has('listen')) {
-  process.stderr.write(`listening: ${burstClients} clients, adaptive polling then subscriptions/listen…\n`);
+  process.stderr.write(
+    `listening: ${burstClients} clients, polling, then subscriptions/listen, then 2025-11-25 sessions…\n`,
+  );
   const large = generateScenario({ seed: 1, ...SCENARIO_SIZES.large });
   const waits = [
     await measurePollingRate(large, 'fixed', { clients: burstClients, baseMs }),
     await measurePollingRate(large, 'adaptive', { clients: burstClients, baseMs }),
     await measurePollingRate(large, 'listen', { clients: burstClients, baseMs }),
+    await measurePollingRate(large, 'session', { clients: burstClients, baseMs }),
   ];
   const table = new Table({
-    head: ['client waits by', 'tasks', 'requests per completed task', 'saw result late: mean', 'max', 'all done in'],
+    head: [
+      'client waits by',
+      'tasks',
+      'requests per completed task',
+      'saw result late: mean',
+      'max',
+      'change → notification: mean',
+      'max',
+      'all done in',
+    ],
     style: { head: [], border: [] },
   });
   const perTask = (r: (typeof waits)[number]) => 1 + r.polls / r.tasks; // tools/call + the waiting
   const label = {
     fixed: `polling every ${baseMs} ms`,
     adaptive: 'polling as told (pollIntervalMs)',
-    listen: 'listening (subscriptions/listen, notifications/tasks)',
+    listen: '2026 listening (subscriptions/listen, notifications/tasks)',
+    session: '2025 session (GET stream, notifications/tasks/status)',
   };
+  const ms = (value: number | undefined) => (value === undefined ? '–' : `${Math.round(value)} ms`);
   for (const r of waits)
     table.push([
       label[r.mode],
@@ -260,10 +274,12 @@ if (phases.has('listen')) {
       perTask(r).toFixed(1),
       `${Math.round(r.lateMeanMs)} ms`,
       `${Math.round(r.lateMaxMs)} ms`,
+      ms(r.notifyMeanMs),
+      ms(r.notifyMaxMs),
       `${r.seconds.toFixed(1)} s`,
     ]);
   console.log(
-    `\nPush vs poll: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs}); requests counted include the tools/call\n${table.toString()}`,
+    `\nPush vs poll: ${burstClients} clients each start a reflow of 15 rooms for two weeks on a 40-room site at once (WORKERS=2, POLL_INTERVAL_MS=${baseMs}); requests counted include the tools/call (and, for a session, initialize, initialized, the GET and the DELETE)\n${table.toString()}`,
   );
   console.log(
     `listening used ${Math.round(100 * (1 - perTask(waits[2]) / perTask(waits[1])))} % fewer requests per completed task than adaptive polling`,

@@ -2,16 +2,17 @@
 // once at the server's base interval (ignoring pollIntervalMs) and once as told (pollIntervalMs
 // from each answer); and what listening saves: each client holds one subscriptions/listen open
 // instead (Task Status Notifications). Counted: the requests spent waiting (tasks/get polls, or
-// listens), and how late each client saw its result.
+// listens), and how late each client saw its result. A 2025-11-25 client with a session waits on its
+// GET stream (notifications/tasks/status) instead; for both pushes, how long each change took to arrive.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer } from './bench-server.ts';
 import { mcpCall } from '../harness/mcp-wire.ts';
 import type { ReflowArgs } from './reflow-requests.ts';
-import { createReflowTask, listenTerminal, waitTerminal } from './task-waits.ts';
+import { createReflowTask, listenTerminal, sessionTerminal, waitTerminal } from './task-waits.ts';
 
 export interface PollingRateFigures {
-  mode: 'fixed' | 'adaptive' | 'listen';
+  mode: 'fixed' | 'adaptive' | 'listen' | 'session';
   tasks: number;
   /** Requests spent waiting: tasks/get polls, or subscriptions/listen (one per task). */
   polls: number;
@@ -19,6 +20,9 @@ export interface PollingRateFigures {
   /** How long after a task finished its client saw it (ms): mean and worst. */
   lateMeanMs: number;
   lateMaxMs: number;
+  /** Pushing only: from a change's write (its lastUpdatedAt) to its notification's arrival (ms), mean and worst. */
+  notifyMeanMs?: number;
+  notifyMaxMs?: number;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -61,13 +65,22 @@ export async function measurePollingRate(
     );
     let polls = 0;
     const late: number[] = [];
+    const notified: number[] = [];
+    const onChange = (task: { lastUpdatedAt: string }, at: number) =>
+      notified.push(at - Date.parse(task.lastUpdatedAt));
     const started = Date.now();
     await Promise.all(
       burst(scenario, options.clients).map(async (args) => {
+        if (mode === 'session') {
+          const { task, requests } = await sessionTerminal(server.mcpUrl, args, onChange);
+          polls += requests;
+          late.push(Date.now() - Date.parse(task.lastUpdatedAt));
+          return;
+        }
         const created = await createReflowTask(server.mcpUrl, args);
         if (mode === 'listen') {
           polls++;
-          const task = await listenTerminal(server.mcpUrl, created.taskId);
+          const task = await listenTerminal(server.mcpUrl, created.taskId, undefined, onChange);
           late.push(Date.now() - Date.parse(task.lastUpdatedAt));
           return;
         }
@@ -91,6 +104,9 @@ export async function measurePollingRate(
       seconds: (Date.now() - started) / 1000,
       lateMeanMs: late.reduce((a, b) => a + b, 0) / late.length,
       lateMaxMs: Math.max(...late),
+      ...(notified.length
+        ? { notifyMeanMs: notified.reduce((a, b) => a + b, 0) / notified.length, notifyMaxMs: Math.max(...notified) }
+        : {}),
     };
   } finally {
     await server.stop();

@@ -1,7 +1,7 @@
 // The raw HTTP a 2025-11-25 MCP client sends, for the load tool: it initializes first (a stateful
 // server answers with a session, which every later request names), then sends each request with
 // the negotiated version in MCP-Protocol-Version and no per-request _meta. Works against our
-// server (stateless for 2025-era clients) and against the SDK 1.x peer (a session per initialize).
+// server and against the SDK 1.x peer (both: a session per initialize).
 import { parseMcpBody } from '../harness/mcp-wire.ts';
 
 export const PROTOCOL_2025 = '2025-11-25';

@@ -10,7 +10,7 @@
 // The coordinator below sends over the Client's own StreamableHTTPClientTransport (so headers
 // such as MCP-Protocol-Version, Mcp-Method and Mcp-Name are derived by the SDK from the body)
 // under a private string id space, and peels its responses off before the Client sees them.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import {
   createTaskSessionFromClient,
   type JsonRpcResponse,
@@ -28,8 +28,8 @@ export interface ExtTasksConnection {
 
 type Pending = { resolve: (response: JsonRpcResponse) => void; reject: (error: unknown) => void };
 
-/** Host request coordinator on top of a connected transport: own ids, own response matching. */
-function createRawDispatch(transport: StreamableHTTPClientTransport): RawClientDispatch {
+/** Host request coordinator on top of a connected transport (HTTP or stdio): own ids, own response matching. */
+export function createRawDispatch(transport: Transport): RawClientDispatch {
   const pending = new Map<string, Pending>();
   let nextId = 0;
   const clientHandler = transport.onmessage as ((message: unknown, extra?: unknown) => void) | undefined; // set by client.connect()

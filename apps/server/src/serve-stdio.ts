@@ -1,11 +1,12 @@
 // `reflow mcp`: the same tools over stdio, for hosts that launch MCP servers as processes. The same
 // database and worker pool as the HTTP server (createServices); stdout carries only MCP messages,
 // so every log line goes to stderr.
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { LegacyStatusPushTransport, StdioTaskListenTransport } from '@reflow/mcp-tasks';
 import pino, { type Logger } from 'pino';
 import { VERSION } from './app.ts';
 import type { Config } from './config.ts';
-import { mcpServerFactory } from './mcp-server.ts';
+import { callerTasks, mcpServerFactory, SERVER_NAME } from './mcp-server.ts';
 import { createServices } from './services.ts';
 
 export interface StdioServer {
@@ -19,7 +20,18 @@ export async function startStdioServer(
   logger: Logger = pino({ level: config.LOG_LEVEL }, pino.destination(2)),
 ): Promise<StdioServer> {
   const services = await createServices(config, logger);
+  // subscriptions/listen naming tasks is served in front of the SDK's stdio entry, as over HTTP; a
+  // 2025-11-25 connection gets notifications/tasks/status for the tasks it created, unsolicited.
+  // The store's watch hears this process's writes and re-reads for those of any other process.
+  const { caller, store } = callerTasks(services, undefined);
+  const legacyPush = new LegacyStatusPushTransport(new StdioServerTransport(), { store, principal: caller.id });
+  const transport = new StdioTaskListenTransport(legacyPush, {
+    serverInfo: { name: SERVER_NAME, version: VERSION },
+    store,
+    principal: caller.id,
+  });
   const handle = serveStdio(mcpServerFactory(services, VERSION), {
+    transport,
     onerror: (error) => logger.warn({ err: error }, 'stdio connection error'),
   });
   logger.info({ store: services.store.location, workers: config.WORKERS }, 'studio reflow serving MCP over stdio');

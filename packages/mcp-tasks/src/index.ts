@@ -3,7 +3,9 @@
 export { TasksExtension, type TasksExtensionOptions } from './tasks-extension.ts';
 export type { TaskToolDefinition, ToolCall } from './task-tools.ts';
 export type { TaskError, TaskStatus, TaskStore, TaskView } from './task-store.ts';
-export { TaskListenRouter, type TaskFollower, type TaskListenOptions, type TaskListenRequest } from './task-listen.ts';
+export { TaskListenRouter, type TaskListenOptions, type TaskListenRequest } from './task-listen.ts';
+export { type TaskFollower } from './task-subscription.ts';
+export { StdioTaskListenTransport, type StdioTaskListenOptions } from './task-listen-stdio.ts';
 export { answerTasksGet, type TasksGetRequest } from './tasks-get-fast-path.ts';
 export { type DirectRequest, type ServerInfo } from './direct-request.ts';
 export { answerTaskToolCall } from './task-call-fast-path.ts';
@@ -25,3 +27,5 @@ export {
 } from './legacy-tasks-poll.ts';
 export { answerLegacyTaskCall, type LegacyCallAnswer, type LegacyCallCaller } from './legacy-task-call.ts';
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';
+export { LegacySessions, type LegacySessionRequest, type LegacySessionsOptions } from './legacy-sessions.ts';
+export { LegacyStatusPushTransport, type LegacyStatusPushOptions } from './legacy-status-push.ts';

@@ -3,35 +3,13 @@
 // notifications/tasks carrying each task as tasks/get would show it, every time the task's status
 // or statusMessage is written, the terminal one last. The SDK's own listen router honours only the
 // list_changed and resource filters, so a listen naming tasks is served here, over a TaskStore.
-import {
-  classifyInboundRequest,
-  isJsonContentType,
-  SERVER_INFO_META_KEY,
-  SUBSCRIPTION_ID_META_KEY,
-} from '@modelcontextprotocol/server';
-import type { TaskView } from './task-store.ts';
+import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
 import type { ServerInfo } from './direct-request.ts';
-import { declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
+import { isPlainObject, readTaskListen, TaskSubscription, type TaskFollower } from './task-subscription.ts';
 
-const MAX_TASK_IDS = 100;
-const MAX_TASK_ID_LENGTH = 200;
 const KEEP_ALIVE_MS = 15_000;
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
-/** What serving a listen needs from the task store: follow one task the principal can see. */
-export interface TaskFollower {
-  /**
-   * Calls `onChange` with the task each time its status, statusMessage or pending input changes,
-   * the last time when it ends (undefined: it expired). Resolves with the stop function, or undefined
-   * (and follows nothing) when the principal cannot see such a task.
-   */
-  watch(
-    taskId: string,
-    principal: string,
-    onChange: (task: TaskView | undefined) => void,
-  ): Promise<(() => void) | undefined>;
-  get(taskId: string, principal: string): TaskView | undefined | Promise<TaskView | undefined>;
-}
+export type { TaskFollower };
 
 export interface TaskListenRequest {
   /** The parsed JSON body. */
@@ -91,136 +69,56 @@ export class TaskListenRouter {
     // Anything the SDK would refuse or route elsewhere (another era, a header mismatch) stays its to answer.
     if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
     const id = body.id as string | number;
-    const meta = isPlainObject(body.params._meta) ? body.params._meta : undefined;
-    if (!declaresTasks(meta))
-      return jsonRpcError(
-        400,
-        id,
-        -32021,
-        'Task status notifications need the Tasks extension declared on the request',
-        {
-          requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } },
-        },
-      );
-    const taskIds = notifications.taskIds;
-    if (
-      !Array.isArray(taskIds) ||
-      taskIds.length > MAX_TASK_IDS ||
-      !taskIds.every((t) => typeof t === 'string' && t.length > 0 && t.length <= MAX_TASK_ID_LENGTH)
-    )
-      return jsonRpcError(
-        400,
-        id,
-        -32602,
-        `Invalid params: notifications.taskIds must be a list of at most ${MAX_TASK_IDS} task ids`,
-      );
+    const asked = readTaskListen(body.params);
+    if ('error' in asked) return jsonRpcError(400, id, asked.error.code, asked.error.message, asked.error.data);
     if (this.#open.size >= this.#o.maxStreams) return jsonRpcError(200, id, -32603, 'Subscription limit reached');
-    return this.#stream(id, [...new Set(taskIds as string[])], request);
+    return this.#stream(id, asked.taskIds, request);
   }
 
   async #stream(id: string | number, requested: string[], request: TaskListenRequest): Promise<Response> {
     const { principal, signal, store } = request;
     const encoder = new TextEncoder();
-    const subscriptionMeta = { [SUBSCRIPTION_ID_META_KEY]: id };
+    const subscription = new TaskSubscription(id, this.#o.serverInfo);
     let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let closed = false;
-    const stops: (() => void)[] = [];
     let keepAlive: NodeJS.Timeout | undefined;
-
+    const teardown = (graceful: boolean) => subscription.end(graceful);
     const write = (frame: string) => {
-      if (closed) return;
       try {
         controller.enqueue(encoder.encode(frame));
       } catch {
         teardown(false);
       }
     };
-    const send = (message: Record<string, unknown>) =>
-      write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`);
-    const notify = (task: TaskView) =>
-      send({ method: 'notifications/tasks', params: { ...notificationParams(task), _meta: subscriptionMeta } });
-    const teardown = (graceful: boolean) => {
-      if (closed) return;
-      if (graceful)
-        send({
-          id,
-          result: {
-            resultType: 'complete',
-            _meta: { ...subscriptionMeta, [SERVER_INFO_META_KEY]: this.#o.serverInfo },
-          },
-        });
-      closed = true;
-      for (const stop of stops) stop();
+    const onAbort = () => teardown(false);
+    subscription.onEnd = () => {
       clearInterval(keepAlive);
       signal.removeEventListener('abort', onAbort);
       this.#open.delete(teardown);
-      try {
-        controller.close();
-      } catch {
-        // already closed by the reader
-      }
     };
-    const onAbort = () => teardown(false);
-
-    // Each task is followed before its current state is read, so no change falls between the two;
-    // a task the principal cannot see (another's, unknown, expired) is left out of the acknowledgement.
-    // Reads are numbered so the freshest of a task's reads is what the stream opens with.
-    let reads = 0;
-    const latest = new Map<string, { task: TaskView; read: number }>();
-    const keep = (task: TaskView | undefined, read = ++reads) => {
-      if (task && (latest.get(task.taskId)?.read ?? -1) < read) latest.set(task.taskId, { task, read });
-    };
-    let started = false;
-    const honoured: string[] = [];
-    // A task that expires cannot be shown any more; once none of the followed tasks is left to
-    // change (ended or gone) and one of them is gone, the stream ends, so no client waits on nothing.
-    const live = new Set<string>();
-    const forget = (taskId: string, gone: boolean) => {
-      live.delete(taskId);
-      if (gone && started && live.size === 0) teardown(true);
-    };
-    for (const taskId of requested) {
-      const stop = await store.watch(taskId, principal, (task) => {
-        if (!task) return forget(taskId, true);
-        if (TERMINAL.has(task.status)) forget(taskId, false);
-        if (started) notify(task);
-        else keep(task);
-      });
-      if (!stop) continue;
-      stops.push(stop);
-      honoured.push(taskId);
-      live.add(taskId);
-    }
-    for (const taskId of honoured) {
-      // Numbered when asked: a change heard while this read is under way is the fresher one.
-      const read = ++reads;
-      const task = await store.get(taskId, principal);
-      if (!task) live.delete(taskId);
-      else if (TERMINAL.has(task.status)) live.delete(taskId);
-      keep(task, read);
-    }
-    const anyGone = honoured.some((taskId) => !latest.has(taskId));
+    await subscription.follow(requested, principal, store);
 
     const body = new ReadableStream<Uint8Array>({
       start: (c) => {
         controller = c;
-        send({
-          method: 'notifications/subscriptions/acknowledged',
-          params: { notifications: { taskIds: honoured }, _meta: subscriptionMeta },
-        });
-        if (honoured.length === 0) return teardown(true);
-        // Where each task stands now, then every change as it is written.
-        for (const taskId of honoured) {
-          const seen = latest.get(taskId);
-          if (seen) notify(seen.task);
-        }
-        started = true;
+        this.#open.add(teardown);
         // Stopping while this stream was read: it says where each task stands and ends, or the
         // server would wait on a stream close() never saw (and its client would wait on the server).
-        if (this.#closed || (anyGone && live.size === 0)) return teardown(true);
+        subscription.start(
+          {
+            send: (message) => write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`),
+            end: () => {
+              try {
+                controller.close();
+              } catch {
+                // already closed by the reader
+              }
+            },
+          },
+          this.#closed,
+        );
+        if (subscription.ended) return;
         keepAlive = setInterval(() => write(': keepalive\n\n'), this.#o.keepAliveMs);
         keepAlive.unref();
-        this.#open.add(teardown);
       },
       cancel: () => teardown(false),
     });
@@ -240,19 +138,9 @@ export class TaskListenRouter {
   }
 }
 
-/** A notification carries the task exactly as tasks/get shows it (less the result discriminator). */
-function notificationParams(task: TaskView) {
-  const { resultType: _, ...params } = getTaskResult(task);
-  return params;
-}
-
 function jsonRpcError(status: number, id: unknown, code: number, message: string, data?: unknown): Response {
   return Response.json(
     { jsonrpc: '2.0', id: id ?? null, error: { code, message, ...(data ? { data } : {}) } },
     { status },
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

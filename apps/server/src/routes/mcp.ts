@@ -6,6 +6,7 @@ import {
   answerTaskToolCall,
   answerTasksGet,
   LEGACY_POLL_REVISION,
+  LegacySessions,
   TaskListenRouter,
 } from '@reflow/mcp-tasks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -43,7 +44,12 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   // subscriptions/listen naming tasks (Task Status Notifications) is served here; the SDK's
   // listen router knows only the list_changed and resource filters.
   const listens = new TaskListenRouter({ serverInfo });
-  app.addHook('preClose', async () => listens.close());
+  // 2025-11-25 sessions (Mcp-Session-Id, the GET stream, DELETE): where notifications/tasks/status goes.
+  const sessions = new LegacySessions({ factory: mcpServerFactory(services, options.version, options.limits) });
+  app.addHook('preClose', async () => {
+    listens.close();
+    await sessions.close();
+  });
   app.addHook('onClose', async () => handler.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_req, body, done) =>
@@ -103,13 +109,34 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     ) {
       const { caller, store } = callerTasks(services, authInfo);
       // As the SDK path's LegacyTasks: the caller's id, and tasks/list only where requestors are told apart.
+      // A poll needs no session: one of a session open here is answered as a stateless one.
+      const headers = mcpHeaders(request);
+      if (sessions.knows(headers.sessionId, caller.id)) delete headers.sessionId;
       const answer = await answerLegacyTaskPoll(
-        { body: parsedBody, headers: mcpHeaders(request) },
+        { body: parsedBody, headers },
         { principal: caller.id, store, listable: !caller.local },
       );
       if (answer) {
         services.metrics.mcpRequests.inc({ method: answer.method, path: 'direct' });
         return reply.code(answer.status).headers(answer.headers).send(answer.body);
+      }
+    }
+    // A 2025-11-25 session's requests, and the initialize that opens one, are its transport's to serve
+    // (its plain polls were answered above); an id no session here has is 404, as the spec says.
+    const sessionId = one(request, 'mcp-session-id');
+    if (sessionId !== undefined || LegacySessions.opens(parsedBody, one(request, 'mcp-protocol-version'))) {
+      const { caller, store } = callerTasks(services, authInfo);
+      const answer = await sessions.answer(sessionId, {
+        request: webRequest(request, body),
+        parsedBody,
+        authInfo,
+        principal: caller.id,
+        store,
+        done: new Promise((resolve) => reply.raw.once('close', resolve)),
+      });
+      if (answer) {
+        services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'session' });
+        return sendResponse(reply, answer);
       }
     }
     // The client hanging up before the answer is written cancels the request (2026-07-28
@@ -173,23 +200,27 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     if (services.store.dialect === 'postgres') await services.store.ping();
     services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
 
-    const url = `http://${request.headers.host ?? 'localhost'}${request.url}`;
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    }
-    const webRequest = new Request(url, {
-      method: request.method,
-      headers,
-      body: body && body.length ? body : undefined,
-      signal: hangUp.signal,
-    });
-    const response = await handler.fetch(webRequest, {
+    const response = await handler.fetch(webRequest(request, body, hangUp.signal), {
       authInfo,
       ...(parsedBody !== undefined ? { parsedBody } : {}),
     });
     return sendResponse(reply, response);
   }
+}
+
+/** The request as the SDK's web-standard handlers take it. */
+function webRequest(request: FastifyRequest, body: Buffer | undefined, signal?: AbortSignal): Request {
+  const url = `http://${request.headers.host ?? 'localhost'}${request.url}`;
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new Request(url, { method: request.method, headers, body: body && body.length ? body : undefined, signal });
+}
+
+function one(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 function sendResponse(reply: FastifyReply, response: Response) {
@@ -229,16 +260,12 @@ function mcpMethodLabel(request: FastifyRequest): string {
 }
 
 function mcpHeaders(request: FastifyRequest) {
-  const one = (name: string) => {
-    const value = request.headers[name];
-    return typeof value === 'string' ? value : undefined;
-  };
   return {
-    contentType: one('content-type'),
-    accept: one('accept'),
-    protocolVersion: one('mcp-protocol-version'),
-    method: one('mcp-method'),
-    name: one('mcp-name'),
-    sessionId: one('mcp-session-id'),
+    contentType: one(request, 'content-type'),
+    accept: one(request, 'accept'),
+    protocolVersion: one(request, 'mcp-protocol-version'),
+    method: one(request, 'mcp-method'),
+    name: one(request, 'mcp-name'),
+    sessionId: one(request, 'mcp-session-id'),
   };
 }

@@ -1,0 +1,149 @@
+// 2025-11-25 sessions over HTTP, a delivery channel only: `initialize` answers with an
+// Mcp-Session-Id; the session's standalone GET stream carries `notifications/tasks/status` for the
+// tasks created in it (legacy-status-push.ts), resumable with Last-Event-ID; DELETE ends it. The
+// SDK's sessionful WebStandardStreamableHTTPServerTransport serves each session. Tasks stay rows
+// owned by the principal: polling works without a session on any node, and a request without a
+// session id is served statelessly as before (the caller's route, not this class).
+import { randomUUID } from 'node:crypto';
+import {
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpServer,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
+import { BoundedEventStore } from './bounded-event-store.ts';
+import { LegacyStatusPushTransport } from './legacy-status-push.ts';
+import type { TaskFollower } from './task-subscription.ts';
+
+export interface LegacySessionsOptions {
+  /** Builds the session's server (once per session, era `legacy`). */
+  factory: (ctx: McpRequestContext) => McpServer | Promise<McpServer>;
+  /** Sessions open at once at most; an initialize beyond is served statelessly (no session id). */
+  maxSessions?: number;
+  /** A session with no request and no open GET stream for this long is ended. */
+  idleMs?: number;
+  /** Events kept per session for Last-Event-ID replay. */
+  replayEvents?: number;
+}
+
+export interface LegacySessionRequest {
+  request: Request;
+  parsedBody?: unknown;
+  authInfo?: AuthInfo;
+  /** Who asks; a session answers only the principal that opened it. */
+  principal: string;
+  /** The tasks this principal can see. */
+  store: TaskFollower;
+  /** Resolves when the HTTP exchange is over (the response sent, or the client gone). */
+  done: Promise<unknown>;
+}
+
+interface Session {
+  principal: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  push: LegacyStatusPushTransport;
+  server: McpServer;
+  lastSeen: number;
+  /** Requests (a GET stream among them) still open. */
+  open: number;
+}
+
+export class LegacySessions {
+  readonly #sessions = new Map<string, Session>();
+  readonly #o: Required<LegacySessionsOptions>;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(options: LegacySessionsOptions) {
+    this.#o = { maxSessions: 1_000, idleMs: 30 * 60_000, replayEvents: 500, ...options };
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, this.#o.idleMs));
+    this.#sweeper.unref();
+  }
+
+  get count(): number {
+    return this.#sessions.size;
+  }
+
+  /** Whether `sessionId` is a session open here for this principal. */
+  knows(sessionId: string | undefined, principal: string): boolean {
+    return sessionId !== undefined && this.#sessions.get(sessionId)?.principal === principal;
+  }
+
+  /** Whether this request opens a session: a 2025-era initialize (no modern protocol header). */
+  static opens(parsedBody: unknown, protocolVersionHeader: string | undefined): boolean {
+    return (
+      protocolVersionHeader === undefined &&
+      parsedBody !== null &&
+      typeof parsedBody === 'object' &&
+      (parsedBody as { method?: unknown }).method === 'initialize'
+    );
+  }
+
+  /**
+   * Serves a request carrying `sessionId` (404 when no such session is open here for this
+   * principal), or opens a session with an initialize. Undefined: the caller serves it statelessly.
+   */
+  async answer(sessionId: string | undefined, r: LegacySessionRequest): Promise<Response | undefined> {
+    if (sessionId === undefined) return this.#open(r);
+    const session = this.#sessions.get(sessionId);
+    // Another principal's session reads as none at all.
+    if (!session || session.principal !== r.principal)
+      return Response.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32001, message: `Session not found: ${sessionId}` } },
+        { status: 404 },
+      );
+    return this.#serve(session, r);
+  }
+
+  /** Ends every session (the server stops): open GET streams close; clients re-initialize elsewhere. */
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    const sessions = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
+  }
+
+  async #open(r: LegacySessionRequest): Promise<Response | undefined> {
+    if (this.#sessions.size >= this.#o.maxSessions) return undefined;
+    let session: Session | undefined;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: new BoundedEventStore(this.#o.replayEvents),
+      onsessioninitialized: (id) => {
+        if (session) this.#sessions.set(id, session);
+      },
+      onsessionclosed: (id) => {
+        this.#sessions.delete(id);
+      },
+    });
+    const push = new LegacyStatusPushTransport(transport, { store: r.store, principal: r.principal });
+    const server = await this.#o.factory({ era: 'legacy', authInfo: r.authInfo, requestInfo: r.request });
+    session = { principal: r.principal, transport, push, server, lastSeen: Date.now(), open: 0 };
+    await server.connect(push);
+    const response = await this.#serve(session, r);
+    // An initialize that failed opened nothing.
+    if (!transport.sessionId || !this.#sessions.has(transport.sessionId)) await server.close().catch(() => undefined);
+    return response;
+  }
+
+  async #serve(session: Session, r: LegacySessionRequest): Promise<Response> {
+    session.lastSeen = Date.now();
+    session.open++;
+    void r.done.finally(() => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
+    return session.transport.handleRequest(r.request, {
+      authInfo: r.authInfo,
+      ...(r.parsedBody !== undefined ? { parsedBody: r.parsedBody } : {}),
+    });
+  }
+
+  #sweep(): void {
+    const now = Date.now();
+    for (const [id, session] of this.#sessions) {
+      if (session.open > 0 || now - session.lastSeen < this.#o.idleMs) continue;
+      this.#sessions.delete(id);
+      void session.server.close().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,217 @@
+// One subscriptions/listen naming tasks (SEP-2663), whatever carries it: the acknowledgement with
+// the ids this principal may follow, then a notifications/tasks for each task as tasks/get shows it
+// now and at every change, the terminal one last, then (when it ends gracefully) the listen's own
+// result. The HTTP stream (task-listen.ts) and stdio (task-listen-stdio.ts) only frame the messages.
+import { SERVER_INFO_META_KEY, SUBSCRIPTION_ID_META_KEY } from '@modelcontextprotocol/server';
+import type { ServerInfo } from './direct-request.ts';
+import { PushThrottle } from './push-throttle.ts';
+import type { TaskView } from './task-store.ts';
+import { declaresTasks, getTaskResult, TASKS_EXTENSION_ID } from './wire.ts';
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+export const isTerminalStatus = (status: string) => TERMINAL.has(status);
+export const isTerminalTask = (task: TaskView) => isTerminalStatus(task.status);
+
+/** What serving a listen needs from the task store: follow one task the principal can see. */
+export interface TaskFollower {
+  /**
+   * Calls `onChange` with the task each time its status, statusMessage or pending input changes,
+   * the last time when it ends (undefined: it expired). Resolves with the stop function, or undefined
+   * (and follows nothing) when the principal cannot see such a task.
+   */
+  watch(
+    taskId: string,
+    principal: string,
+    onChange: (task: TaskView | undefined) => void,
+  ): Promise<(() => void) | undefined>;
+  get(taskId: string, principal: string): TaskView | undefined | Promise<TaskView | undefined>;
+}
+
+/** Where a subscription's messages go (JSON-RPC objects without `jsonrpc`), and how its carrier ends. */
+export interface SubscriptionSink {
+  send(message: Record<string, unknown>): void;
+  /** The carrier ends (the HTTP stream closes); nothing is sent after. */
+  end(): void;
+}
+
+const MAX_TASK_IDS = 100;
+const MAX_TASK_ID_LENGTH = 200;
+
+export interface ListenRefusal {
+  error: { code: number; message: string; data?: unknown };
+}
+
+/**
+ * The task ids a listen asks to follow (deduplicated), or why it is refused: the Tasks extension
+ * not declared on the request (-32021), or `notifications.taskIds` not a short list of ids (-32602).
+ */
+export function readTaskListen(params: Record<string, unknown>): { taskIds: string[] } | ListenRefusal {
+  const meta = isPlainObject(params._meta) ? params._meta : undefined;
+  if (!declaresTasks(meta))
+    return {
+      error: {
+        code: -32021,
+        message: 'Task status notifications need the Tasks extension declared on the request',
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
+      },
+    };
+  const taskIds = isPlainObject(params.notifications) ? params.notifications.taskIds : undefined;
+  if (
+    !Array.isArray(taskIds) ||
+    taskIds.length > MAX_TASK_IDS ||
+    !taskIds.every((t) => typeof t === 'string' && t.length > 0 && t.length <= MAX_TASK_ID_LENGTH)
+  )
+    return {
+      error: {
+        code: -32602,
+        message: `Invalid params: notifications.taskIds must be a list of at most ${MAX_TASK_IDS} task ids`,
+      },
+    };
+  return { taskIds: [...new Set(taskIds as string[])] };
+}
+
+/**
+ * One task's pushes are spaced as its progress writes are (the engine writes progress at most every
+ * 250 ms), and never closer than the poll interval the task shows when that is shorter: at most four
+ * a second per task, each a statusMessage that was written, never a burst.
+ */
+export const PUSH_SPACING_MS = 250;
+
+export class TaskSubscription {
+  readonly #id: string | number;
+  readonly #serverInfo: ServerInfo;
+  readonly #stops: (() => void)[] = [];
+  readonly #throttles = new Map<string, PushThrottle<TaskView>>();
+  #sink?: SubscriptionSink;
+  #ended = false;
+  #started = false;
+  // Reads are numbered so the freshest of a task's reads is what the subscription opens with.
+  #reads = 0;
+  readonly #latest = new Map<string, { task: TaskView; read: number }>();
+  // Once none of the followed tasks is left to change (ended or gone) and one of them is gone
+  // (expired), the subscription ends, so no client waits on nothing.
+  readonly #live = new Set<string>();
+  #honoured: string[] = [];
+  /** Told once when the subscription ends, however it ends. */
+  onEnd?: () => void;
+
+  constructor(id: string | number, serverInfo: ServerInfo) {
+    this.#id = id;
+    this.#serverInfo = serverInfo;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  get honoured(): readonly string[] {
+    return this.#honoured;
+  }
+
+  /**
+   * Follows each requested task the principal can see, then reads where each stands. Each task is
+   * followed before its state is read, so no change falls between the two; a task the principal
+   * cannot see (another's, unknown, expired) is left out of the acknowledgement.
+   */
+  async follow(requested: readonly string[], principal: string, store: TaskFollower): Promise<void> {
+    for (const taskId of requested) {
+      const stop = await store.watch(taskId, principal, (task) => this.#changed(taskId, task));
+      if (!stop) continue;
+      if (this.#ended) return stop();
+      this.#stops.push(stop);
+      this.#honoured.push(taskId);
+      this.#live.add(taskId);
+    }
+    for (const taskId of this.#honoured) {
+      // Numbered when asked: a change heard while this read is under way is the fresher one.
+      const read = ++this.#reads;
+      const task = await store.get(taskId, principal);
+      if (!task || isTerminalTask(task)) this.#live.delete(taskId);
+      this.#keep(task, read);
+    }
+  }
+
+  /**
+   * Sends the acknowledgement and where each task stands, then every change as it is written.
+   * Ends at once when nothing was honoured, or when `stopping` (the server closes meanwhile).
+   */
+  start(sink: SubscriptionSink, stopping = false): void {
+    this.#sink = sink;
+    this.#send({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: this.#honoured }, _meta: this.#meta() },
+    });
+    if (this.#honoured.length === 0) return this.end(true);
+    for (const taskId of this.#honoured) {
+      const seen = this.#latest.get(taskId);
+      if (seen) this.#notify(seen.task);
+    }
+    this.#started = true;
+    const anyGone = this.#honoured.some((taskId) => !this.#latest.has(taskId));
+    if (stopping || (anyGone && this.#live.size === 0)) this.end(true);
+  }
+
+  /** Ends it: gracefully with the listen's own result (the server stops, or nothing is left to follow). */
+  end(graceful: boolean): void {
+    if (this.#ended) return;
+    if (graceful && this.#sink)
+      this.#send({
+        id: this.#id,
+        result: {
+          resultType: 'complete',
+          _meta: { ...this.#meta(), [SERVER_INFO_META_KEY]: this.#serverInfo },
+        },
+      });
+    this.#ended = true;
+    for (const stop of this.#stops) stop();
+    for (const throttle of this.#throttles.values()) throttle.stop();
+    this.#sink?.end();
+    this.onEnd?.();
+  }
+
+  #changed(taskId: string, task: TaskView | undefined): void {
+    if (!task) {
+      this.#live.delete(taskId);
+      if (this.#started && this.#live.size === 0) this.end(true);
+      return;
+    }
+    if (isTerminalTask(task)) this.#live.delete(taskId);
+    if (this.#started) this.#notify(task);
+    else this.#keep(task);
+  }
+
+  #keep(task: TaskView | undefined, read = ++this.#reads): void {
+    if (task && (this.#latest.get(task.taskId)?.read ?? -1) < read) this.#latest.set(task.taskId, { task, read });
+  }
+
+  #notify(task: TaskView): void {
+    let throttle = this.#throttles.get(task.taskId);
+    if (!throttle) {
+      throttle = new PushThrottle<TaskView>(
+        (t) => this.#send({ method: 'notifications/tasks', params: { ...notificationParams(t), _meta: this.#meta() } }),
+        (t) => Math.min(PUSH_SPACING_MS, t.pollIntervalMs ?? PUSH_SPACING_MS),
+        isTerminalTask,
+      );
+      this.#throttles.set(task.taskId, throttle);
+    }
+    throttle.offer(task);
+  }
+
+  #send(message: Record<string, unknown>): void {
+    if (!this.#ended) this.#sink?.send(message);
+  }
+
+  #meta() {
+    return { [SUBSCRIPTION_ID_META_KEY]: this.#id };
+  }
+}
+
+/** A notification carries the task exactly as tasks/get shows it (less the result discriminator). */
+function notificationParams(task: TaskView) {
+  const { resultType: _, ...params } = getTaskResult(task);
+  return params;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
