@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import pg from 'pg';
 import { openPostgresStore, PoolExhaustedError, storeTrouble, type PostgresStore } from '../src/index.ts';
 import { postgresKind, sleep, smallSite, type OpenedStore } from './store-harness.ts';
+import { startExtraPostgres } from '../../../scripts/postgres-for-tests.mjs';
 
 const opened: OpenedStore<PostgresStore>[] = [];
 const open = async () => {
@@ -168,4 +169,30 @@ test('the LISTEN connection, dropped, is replaced once: however many errors its 
     ['created:tsk_once'],
     'heard once',
   );
+});
+
+test('PostgreSQL stopped while a transaction holds a connection between statements: the transaction fails, the process lives on', async (t) => {
+  const postgres = await startExtraPostgres('tx-held');
+  t.after(() => postgres.remove());
+  const errors: Error[] = [];
+  const store = await openPostgresStore(`${postgres.url}/postgres`, { onError: (error) => errors.push(error) });
+  t.after(() => store.close().catch(() => {}));
+  await store.migrate();
+  const uncaught: unknown[] = [];
+  const hear = (error: unknown) => uncaught.push(error);
+  process.on('uncaughtException', hear);
+  t.after(() => process.off('uncaughtException', hear));
+  const held = store.transaction(async (tx) => {
+    await tx.tasks.get('tsk_first');
+    // The server ends this connection ("terminating connection due to administrator command")
+    // while it is checked out and idle in the transaction.
+    await postgres.stop();
+    await sleep(300);
+    await tx.tasks.get('tsk_second');
+  });
+  await assert.rejects(held, (error: unknown) => storeTrouble(error) === 'unreachable');
+  assert.deepEqual(uncaught, [], 'nothing escaped as an uncaught error');
+  assert.ok(errors.length >= 1, 'the dropped connection was reported through onError');
+  await postgres.start();
+  assert.equal(await store.tasks.get('tsk_any'), undefined, 'the store answers again');
 });

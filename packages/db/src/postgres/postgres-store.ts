@@ -79,6 +79,11 @@ export class PostgresStore implements Store {
     // An idle connection the server closed (a restart, a failover) emits here; unhandled, it would
     // end the process. The next request takes a fresh connection.
     this.pool.on('error', (error) => this.#onError(error));
+    // pg-pool drops its own error listener from a client while it is checked out: a connection the
+    // server ends between two statements of a transaction (a fast shutdown, a failover) would emit
+    // an unheard 'error' and end the process. Heard here, the statement fails and the client is
+    // discarded when it is released.
+    this.pool.on('connect', (client) => client.on('error', (error) => this.#onError(error)));
     this.#db = drizzle(this.pool, { schema });
     this.#queries = this.#bind(this.#db);
     this.#nodes = nodeQueries(this.#db, (dbNow, sentAt) => this.#measured(dbNow, sentAt));
