@@ -26,9 +26,19 @@ test('the previewed moves are applied exactly, except bookings edited meanwhile 
   });
   const preview = (await finished(dry.body.taskId)).result.structuredContent;
   assert.equal(preview.applied, false);
-  const moved = preview.moves[0].bookingId;
+  // Moved half an hour later: one with half an hour free after it (the database refuses an overlap).
+  const store = s.services.store;
+  let moved: string | undefined;
+  for (const m of preview.moves as { bookingId: string }[]) {
+    const b = (await store.bookings.get(m.bookingId))!;
+    if (!(await store.bookings.firstConflict(b.roomId, b.startAt + 1_800_000, b.endAt + 1_800_000, [b.id]))) {
+      moved = b.id;
+      break;
+    }
+  }
+  assert.ok(moved, 'a previewed booking that can move half an hour later');
   // Edited where the preview saw it (same room and time, a new version): still not as previewed.
-  const editedInPlace = preview.moves[1].bookingId;
+  const editedInPlace = (preview.moves as { bookingId: string }[]).find((m) => m.bookingId !== moved)!.bookingId;
   assert.equal(
     await writeBehindTheServer(
       s.databasePath,

@@ -181,6 +181,8 @@ test('the approval view: awaiting filter and plan, approve applies, reject needs
   await page.evaluate((id) => ((globalThis as any).location.hash = `task=${id}`), first);
   await detailOf(first).waitFor({ timeout: 15_000 });
   await detail.locator('.calendar[data-mode="after"]').waitFor({ timeout: 15_000 });
+  // The calendar's cells fill in once the month's bookings arrive: wait for the first, then count.
+  await detail.locator('.calendar .cal-cell[data-room="studio-b"] .bk.b-moved').first().waitFor({ timeout: 15_000 });
   assert.equal(
     await detail.locator('.calendar .cal-cell[data-room="studio-b"] .bk.b-moved').count(),
     done.result.structuredContent.moves.length,

@@ -17,8 +17,11 @@ import { bookingsSnapshot, startTestServer } from './helper.ts';
 const scenario = generateScenario({ seed: 1, ...SCENARIO_SIZES.medium });
 const ARGS = { month: scenario.month, offline_rooms: scenario.offline_rooms, from: scenario.from, to: scenario.to };
 
-/** Sends a 2026-07-28 tools/call without the Tasks extension and destroys the socket after `afterMs`. */
-function callThenHangUp(url: string, meta: Record<string, unknown>, afterMs: number): Promise<void> {
+/**
+ * Sends a 2026-07-28 tools/call without the Tasks extension and destroys the socket once `ready()`
+ * says so (the solve under way: a wait bounded by progress, not a guess a loaded machine breaks).
+ */
+function callThenHangUp(url: string, meta: Record<string, unknown>, ready: () => Promise<boolean>): Promise<void> {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -45,10 +48,12 @@ function callThenHangUp(url: string, meta: Record<string, unknown>, afterMs: num
     req.on('error', () => {});
     req.on('response', (res) => res.on('error', () => {}).resume());
     req.end(body);
-    setTimeout(() => {
+    void (async () => {
+      const deadline = Date.now() + 60_000;
+      while (!(await ready()) && Date.now() < deadline) await sleep(10);
       req.destroy();
       resolve();
-    }, afterMs);
+    })();
   });
 }
 
@@ -68,7 +73,11 @@ for (const [label, meta] of [
     const { store } = server.services;
     const before = await bookingsSnapshot(store);
 
-    await callThenHangUp(server.mcpUrl, meta, 250);
+    // Hang up once the call's task is claimed: its solve is running.
+    await callThenHangUp(server.mcpUrl, meta, async () => {
+      const newest = (await store.taskList.page({}, 1)).rows.at(0);
+      return newest?.claimedBy != null;
+    });
     // The newest task: the one the call created.
     const [task] = (await store.taskList.page({}, 1)).rows;
     assert.ok(task, 'the call created a task');

@@ -19,7 +19,8 @@ const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07'
 /** The headers that say what the answer is (framing — chunked or content-length — and the date aside). */
 const ANSWER_HEADERS = ['content-type', 'cache-control', 'connection', 'x-accel-buffering', 'mcp-session-id'];
 
-const callsCounted = (server: TestServer, path: 'direct' | 'sdk') => requestsCounted(server.url, 'tools/call', path);
+const callsCounted = (server: TestServer, path: 'direct' | 'sdk' | 'session') =>
+  requestsCounted(server.url, 'tools/call', path);
 
 /** What a client sees of an answer, with the values no two creates share (id, instants) masked. */
 function seen(res: RawResponse) {
@@ -145,7 +146,7 @@ test('a refused 2025-11-25 create (a creation limit) gets the SDK refusal, and w
   assert.equal(await callsCounted(direct, 'direct'), 1, 'the accepted create went direct; the refusal through the SDK');
 });
 
-test('a TS SDK 1.x client (2025-11-25) creates a task through the direct path', async (t) => {
+test('a TS SDK 1.x client (2025-11-25) opens a session and creates its task in it (where its status is pushed)', async (t) => {
   const server = await startTestServer({ WORKERS: '0' });
   t.after(() => server.close());
   const client = new Client({ name: 'sdk-1x', version: '0.0.0' });
@@ -159,7 +160,9 @@ test('a TS SDK 1.x client (2025-11-25) creates a task through the direct path', 
     CreateTaskResultSchema,
   );
   assert.equal(created.task.status, 'working');
-  assert.equal(await callsCounted(server, 'direct'), 1, "the client's create was answered directly");
+  // A session's create goes through its transport, so the session hears the task's status; the
+  // direct path serves stateless creates (above).
+  assert.equal(await callsCounted(server, 'session'), 1, "the client's create was served in its session");
   const got = await client.experimental.tasks.getTask(created.task.taskId);
   assert.equal(got.taskId, created.task.taskId);
   assert.equal(got.status, 'working');

@@ -23,7 +23,8 @@ test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answ
     assert.deepEqual([expired.body.error?.code, expired.body.error?.message], [-32602, 'Task has expired'], method);
   }
   // After the sweeper deleted the row, a tombstone still tells its owner it expired.
-  assert.equal(await server.services.store.tasks.sweepExpired(), 1);
+  // Swept here, or already by the server's own sweeper (its interval may have ticked meanwhile).
+  assert.ok((await server.services.store.tasks.sweepExpired()) <= 1);
   assert.equal(await server.services.store.tasks.get(taskId), undefined);
   assert.equal((await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.error?.message, 'Task has expired');
   const unknown = await rpc(server.mcpUrl, 'tasks/get', { taskId: 'tsk_0000000000000000000000000000000000000000' });
