@@ -3,7 +3,11 @@
 // values no two creates share masked.
 
 /** reflow_mcp_requests_total for `method` answered by `path`, as the server's /metrics reports it. */
-export async function requestsCounted(baseUrl: string, method: string, path: 'direct' | 'sdk' | 'session'): Promise<number> {
+export async function requestsCounted(
+  baseUrl: string,
+  method: string,
+  path: 'direct' | 'sdk' | 'session',
+): Promise<number> {
   const text = await (await fetch(`${baseUrl}/metrics`)).text();
   const line = text
     .split('\n')
