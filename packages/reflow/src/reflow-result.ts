@@ -1,5 +1,13 @@
 import { z } from 'zod';
 
+/** An operator's decision on work that waited for one (a reflow's plan, a client's revert). */
+export const operatorDecisionSchema = z.object({
+  decision: z.enum(['approved', 'rejected']),
+  by: z.string(),
+  at: z.string(),
+  reason: z.string().optional(),
+});
+
 /** structuredContent of a reflow_month result: the tool's outputSchema. */
 export const reflowResultSchema = z.object({
   moved: z.number().int().describe('Bookings given a new room or time'),
@@ -15,13 +23,7 @@ export const reflowResultSchema = z.object({
     .enum(['accepted', 'declined'])
     .optional()
     .describe('The answer to the approval question, when confirm was asked'),
-  operatorDecision: z
-    .object({
-      decision: z.enum(['approved', 'rejected']),
-      by: z.string(),
-      at: z.string(),
-      reason: z.string().optional(),
-    })
+  operatorDecision: operatorDecisionSchema
     .optional()
     .describe('Under APPROVAL=operator: who approved or rejected the plan, when, and why'),
   month: z.string(),

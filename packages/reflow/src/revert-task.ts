@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { humanRange, toLocalIso } from './local-time.ts';
 import { DECISION, OPERATOR, readDecision, type OperatorApprovalRequest } from './operator-approval.ts';
 import type { ReflowInput } from './reflow-args.ts';
+import { operatorDecisionSchema } from './reflow-result.ts';
 import { confirmedAround } from './slot-conflicts.ts';
 import { reflowScope } from './snapshot.ts';
 
@@ -37,15 +38,7 @@ export const revertResultSchema = z.object({
   notRestoredBookings: z.array(
     z.object({ bookingId: z.string(), title: z.string(), code: z.string(), reason: z.string() }),
   ),
-  operatorDecision: z
-    .object({
-      decision: z.enum(['approved', 'rejected']),
-      by: z.string(),
-      at: z.string(),
-      reason: z.string().optional(),
-    })
-    .optional()
-    .describe('APPROVAL=operator: who approved this revert, and when'),
+  operatorDecision: operatorDecisionSchema.optional().describe('APPROVAL=operator: who approved this revert, and when'),
 });
 export type RevertResult = z.infer<typeof revertResultSchema>;
 
