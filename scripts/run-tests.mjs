@@ -5,11 +5,14 @@
 //   other file does not depend on the store (solver, seed, wire shapes, CLI parsing, and the suites
 //   that open their stores themselves: store contract, cluster) and runs once.
 // - REFLOW_TEST_CONCURRENCY files run at once (default: twice the CPUs, at least 2); the files
-//   that ran longest last time start first (times kept in node_modules/.cache). A file's output is
+//   that ran longest last time start first (times kept in node_modules/.cache). The files in ALONE
+//   (they measure growth and waits) run last, one at a time, with nothing beside them. A file's output is
 //   printed whole when it ends, so files never interleave.
 // - At the end: one line per store and one for the store-independent files
 //   (`store sqlite: N tests, P passed, F failed, S skipped, C cancelled, T s`), a combined
 //   `all stores: …` line, the ten slowest files, then every failure again with its error.
+// - Child servers and `reflow` processes run from a bundle built once at the start (see
+//   scripts/test-build.mjs; REFLOW_TEST_FROM_SOURCES=1 runs them through tsx instead).
 // Extra arguments replace the file list (`npm test -- apps/server/test/auth.test.ts`);
 // REFLOW_TEST_STORES=postgres (or sqlite) runs the per-store files on one store only.
 // Exit status: non-zero when a file failed or cancelled a test, or a group passed none.
@@ -18,6 +21,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildBundle } from './build.mjs';
 import { TEST_STORES } from './test-store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -41,6 +45,9 @@ const STORE_INDEPENDENT = [
   'apps/server/test/database-lost.test.ts', // a PostgreSQL of its own, stopped and started
   'apps/server/test/operator-approval-restart.test.ts', // a SQLite file, two server processes
 ];
+
+/** Files that measure growth and waits: they run alone, after the others, so no neighbour distorts them. */
+const ALONE = ['apps/server/test/soak-smoke.test.ts'];
 
 const stores = (process.env.REFLOW_TEST_STORES || TEST_STORES.join(',')).split(',').filter(Boolean);
 for (const s of stores) if (!TEST_STORES.includes(s)) throw new Error(`REFLOW_TEST_STORES: unknown store ${s}`);
@@ -127,6 +134,14 @@ function runFile(job) {
   );
 }
 
+// The server and CLI bundled once for this run, for the tests that start them as child processes
+// (scripts/test-build.mjs). REFLOW_TEST_FROM_SOURCES=1 runs those children through tsx instead.
+if (!process.env.REFLOW_TEST_BUILD && process.env.REFLOW_TEST_FROM_SOURCES !== '1') {
+  const dir = join(root, 'node_modules/.cache/reflow-test-build');
+  await buildBundle(dir, 'warning');
+  process.env.REFLOW_TEST_BUILD = dir;
+}
+
 const files = expand(chosen.length ? chosen : ALL_FILES);
 const times = { ...readTimes(SLOW_FILES), ...lastTimes() };
 const jobs = files
@@ -146,9 +161,12 @@ console.log(
 const started = Date.now();
 const results = [];
 let next = 0;
-async function worker() {
-  while (next < jobs.length) {
-    const job = jobs[next++];
+const shared = jobs.filter((j) => !ALONE.includes(j.file));
+const alone = jobs.filter((j) => ALONE.includes(j.file));
+/** Runs `queue`'s jobs in order as workers free up, printing each file's output whole when it ends. */
+async function worker(queue) {
+  while (next < queue.length) {
+    const job = queue[next++];
     const r = await runFile(job);
     results.push(r);
     const label = r.store === ONCE ? '' : ` [${r.store}]`;
@@ -157,7 +175,9 @@ async function worker() {
     process.stdout.write(r.output.endsWith('\n') ? r.output : `${r.output}\n`);
   }
 }
-await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+await Promise.all(Array.from({ length: Math.min(concurrency, shared.length) }, () => worker(shared)));
+next = 0;
+await worker(alone);
 const wall = Math.round((Date.now() - started) / 1000);
 
 const n = (value) => (Number.isNaN(value) ? 0 : value);

@@ -11,9 +11,13 @@ import pino from 'pino';
 import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
 import { databaseEnv, freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
 import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
+import { builtEntry } from '../../../scripts/test-build.mjs';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
-export const bin = join(root, 'apps/cli/bin/reflow.mjs');
+/** `reflow` as node runs it: under `npm test` the run's bundle (scripts/test-build.mjs), else the checkout's bin. */
+const command = builtEntry('cli') ?? [process.execPath, join(root, 'apps/cli/bin/reflow.mjs')];
+export const bin = command[command.length - 1];
+const nodeArgs = command.slice(1, -1);
 
 export const scratch = () => mkdtempSync(join(tmpdir(), 'reflow-cli-client-'));
 
@@ -62,7 +66,7 @@ function track(child: ChildProcess): void {
 
 /** Starts `reflow …` without blocking this process (the servers under test live in it). */
 export function reflow(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [bin, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     cwd: root,
     env: { ...process.env, REFLOW_STATE_FILE: '', ...env },
   });
@@ -89,7 +93,7 @@ export async function until<T>(what: string, check: () => T | undefined, timeout
 /** Runs the CLI to its end without blocking this process's event loop (an in-process server answers from it). */
 export async function runReflow(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   try {
-    const run = promisify(execFile)(process.execPath, [bin, ...args], {
+    const run = promisify(execFile)(process.execPath, [...nodeArgs, bin, ...args], {
       cwd: root,
       env: { ...process.env, REFLOW_URL: '', REFLOW_TOKEN: '' },
     });

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { builtEntry } from '../../../scripts/test-build.mjs';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OUTPUT_TAIL_CHARS = 64 * 1024;
@@ -37,8 +38,9 @@ export class ServerExitedEarly extends Error {
 
 /**
  * Starts the server the way a person does: `npm start` (or, with `direct`, the same entry through
- * node --import tsx, which skips npm's own start-up cost) on `databasePath` (a SQLite file, or a
- * PostgreSQL database's URL), on a free port. `under` runs the direct command under another (strace).
+ * node --import tsx, which skips npm's own start-up cost; under `npm test`, the run's bundle, see
+ * scripts/test-build.mjs) on `databasePath` (a SQLite file, or a PostgreSQL database's URL), on a
+ * free port. `under` runs the direct command under another (strace).
  */
 export async function startServerProcess(
   databasePath: string,
@@ -46,8 +48,10 @@ export async function startServerProcess(
   direct = false,
   under: readonly string[] = [],
 ): Promise<ServerProcess> {
-  const entry = [process.execPath, '--import', 'tsx', 'apps/server/src/server.ts'];
-  const [command, ...args] = direct || under.length > 0 ? [...under, ...entry] : ['npm', 'start', '--silent'];
+  // Under `npm test`, the bundle built once for the run (the same sources, without tsx's start-up).
+  const built = builtEntry('server');
+  const entry = built ?? [process.execPath, '--import', 'tsx', 'apps/server/src/server.ts'];
+  const [command, ...args] = built || direct || under.length > 0 ? [...under, ...entry] : ['npm', 'start', '--silent'];
   const child = spawn(command, args, {
     cwd: REPO_ROOT,
     detached: true,

@@ -1,0 +1,1 @@
+export function builtEntry(name: 'server' | 'cli'): string[] | undefined;
