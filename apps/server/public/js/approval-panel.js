@@ -1,9 +1,30 @@
-// A reflow held for an operator's decision (APPROVAL=operator): what it waits on, and Approve /
-// Reject (a reason is required to reject) behind a confirm step.
+// A task held for an operator's decision (APPROVAL=operator: an agent's reflow, or its revert):
+// what it waits on, and Approve / Reject (a reason is required to reject) behind a confirm step.
 import { dateTime, el } from './format.js';
 
-/** `view.decide` is the decision being confirmed ({taskId, decision}); `view.reason` the reason typed so far. */
-export function approvalPanel(task, reflow, view, rerender, actions) {
+/** What approving and rejecting do, said in the panel and in its confirm step. */
+function consequences(task, summary) {
+  if (task.kind === 'revert_reflow')
+    return {
+      explain:
+        'Approving puts back what the reflow moved, each booking only if it is still where the reflow put it and its old slot is free; rejecting puts nothing back.',
+      approve: `Put back what reflow ${task.input?.reflowTaskId ?? ''} moved?`,
+      reject: 'Reject this revert? Nothing will be put back.',
+    };
+  return {
+    explain:
+      'Approving applies the plan below, each move re-checked against the bookings as they are then; rejecting applies nothing.',
+    approve: `Move ${summary?.moved ?? 0} bookings and mark ${summary?.unresolved ?? 0} for rebooking?`,
+    reject: 'Reject this plan? Nothing will be moved.',
+  };
+}
+
+/**
+ * `awaiting` is what the task waits on ({since, message}); `summary` the proposed plan's, for a
+ * reflow. `view.decide` is the decision being confirmed ({taskId, decision}); `view.reason` the
+ * reason typed so far.
+ */
+export function approvalPanel(task, awaiting, summary, view, rerender, actions) {
   const pending = view.decide?.taskId === task.taskId ? view.decide.decision : null;
   const reason = el('textarea', {
     id: 'decision-reason',
@@ -16,15 +37,15 @@ export function approvalPanel(task, reflow, view, rerender, actions) {
   reason.addEventListener('input', () => (view.reason = reason.value));
   const problem = view.missingReason ? 'Give a reason to reject.' : '';
   const choose = (decision) => () => ((view.decide = { taskId: task.taskId, decision }), rerender());
-  const summary = reflow.summary;
+  const said = consequences(task, summary);
   return el(
     'section',
     { class: 'approval', 'aria-label': 'Awaiting approval' },
     el('h3', { text: 'Awaiting your approval' }),
-    el('p', { class: 'approval-message', text: reflow.awaitingApproval.message }),
+    el('p', { class: 'approval-message', text: awaiting.message }),
     el('p', {
       class: 'muted',
-      text: `Asked by ${task.owner} · waiting since ${dateTime(reflow.awaitingApproval.since)}. Approving applies the plan below, each move re-checked against the bookings as they are then; rejecting applies nothing.`,
+      text: `Asked by ${task.owner} · waiting since ${dateTime(awaiting.since)}. ${said.explain}`,
     }),
     reason,
     pending
@@ -33,10 +54,7 @@ export function approvalPanel(task, reflow, view, rerender, actions) {
           { class: 'approval-actions' },
           el('span', {
             class: 'confirm',
-            text:
-              pending === 'approved'
-                ? `Move ${summary?.moved ?? 0} bookings and mark ${summary?.unresolved ?? 0} for rebooking?`
-                : 'Reject this plan? Nothing will be moved.',
+            text: pending === 'approved' ? said.approve : said.reject,
           }),
           el('button', {
             type: 'button',

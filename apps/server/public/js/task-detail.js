@@ -48,7 +48,7 @@ export function renderDetail(container, detail, month, actions) {
       ),
     !task.awaitingApproval && el('p', { class: 'status-message', text: task.statusMessage ?? '' }),
     task.status === 'working' && !task.awaitingApproval && progressBar(detail.events),
-    detail.reflow?.awaitingApproval && approvalPanel(task, detail.reflow, view, rerender, actions),
+    detail.approval && approvalPanel(task, detail.approval, detail.reflow?.summary, view, rerender, actions),
     detail.reflow?.operatorDecision && decisionNote(detail.reflow.operatorDecision),
     history(detail.events),
     detail.reflow && reflowSection(detail.reflow, month, view, rerender, task.taskId, actions),
@@ -56,6 +56,8 @@ export function renderDetail(container, detail, month, actions) {
   ];
   container.replaceChildren(...sections.filter(Boolean));
 }
+
+const HEADINGS = { reflow_month: 'Reflow a month', revert_reflow: 'Revert a reflow' };
 
 function header(task, actions, rerender) {
   const working = task.status === 'working' || task.status === 'input_required';
@@ -66,7 +68,7 @@ function header(task, actions, rerender) {
     el(
       'div',
       {},
-      el('h2', { text: task.kind === 'reflow_month' ? 'Reflow a month' : task.kind }),
+      el('h2', { text: HEADINGS[task.kind] ?? task.kind }),
       el('code', { class: 'task-id', text: task.taskId }),
     ),
     el(

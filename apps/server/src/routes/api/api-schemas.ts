@@ -122,6 +122,12 @@ export const taskDetailSchema = {
         },
       },
     },
+    approval: {
+      type: ['object', 'null'],
+      description:
+        "Set while the task (a reflow, or a client's revert under APPROVAL=operator) waits for an operator's decision: POST /api/tasks/{id}/approve or /reject",
+      properties: { since: isoTime, message: { type: 'string' } },
+    },
     reflow: {
       type: ['object', 'null'],
       description: 'For reflow_month: the request, and once applied its moves and unresolved bookings with reasons',

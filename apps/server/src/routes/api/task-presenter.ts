@@ -26,8 +26,15 @@ export function toTaskSummary(row: TaskRow) {
 
 const span = (from: number | null, to: number | null) => (from !== null && to !== null ? to - from : null);
 
-/** Everything an operator needs about one task: errors first, then timings, history and, for a reflow, what moved. */
+/**
+ * Everything an operator needs about one task: errors first, then timings, history, what it waits
+ * on (any kind held for an operator: a reflow or a client's revert) and, for a reflow, what moved.
+ */
 export async function toTaskDetail(row: TaskRow, events: TaskEventRow[], store: StoreQueries) {
+  const pending =
+    row.status === 'working' && heldFor(row.claimedBy) === OPERATOR
+      ? await pendingOperatorApproval(row.id, store)
+      : undefined;
   return {
     task: toTaskSummary(row),
     error: row.error ?? null,
@@ -44,7 +51,8 @@ export async function toTaskDetail(row: TaskRow, events: TaskEventRow[], store: 
       data: e.data ?? undefined,
     })),
     attempts: attemptsOf(events),
-    reflow: row.kind === REFLOW_KIND ? await reflowDetail(row, store) : null,
+    approval: pending ? { since: iso(pending.since)!, message: pending.request.message } : null,
+    reflow: row.kind === REFLOW_KIND ? await reflowDetail(row, store, pending) : null,
   };
 }
 
@@ -63,7 +71,11 @@ function attemptsOf(events: TaskEventRow[]) {
  * result: titles and local times included), with how many of each the audit tables hold for the
  * task: the rows written in the same transaction as the moves (none for a dry run).
  */
-async function reflowDetail(row: TaskRow, store: StoreQueries) {
+async function reflowDetail(
+  row: TaskRow,
+  store: StoreQueries,
+  pending: Awaited<ReturnType<typeof pendingOperatorApproval>>,
+) {
   const input = row.input as ReflowInput;
   const result =
     row.status === 'completed' && row.result
@@ -74,10 +86,6 @@ async function reflowDetail(row: TaskRow, store: StoreQueries) {
     store.audit.unresolvedOf(row.id),
   ]);
   const audit = { moves: movedRows.length, unresolved: unresolvedRows.length };
-  const pending =
-    row.status === 'working' && heldFor(row.claimedBy) === OPERATOR
-      ? await pendingOperatorApproval(row.id, store)
-      : undefined;
   const base = {
     month: input.month,
     offlineRooms: input.offlineRooms,
