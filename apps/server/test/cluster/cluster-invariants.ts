@@ -1,28 +1,27 @@
 // What must hold in the shared PostgreSQL database after a cluster lost nodes at the worst moments:
-// the crash test's booking invariants, plus what only a cluster can break: two overlapping scopes
-// claimed at once on two nodes, a dead node's attempt "finishing", and a per-principal cap counted
-// per node instead of for the cluster. Everything is read from the database's own records.
+// the crash tests' booking invariants (../helpers/booking-invariants.ts, the same code), plus what
+// only a cluster can break: two overlapping scopes claimed at once on two nodes, a dead node's
+// attempt "finishing", and a per-principal cap counted per node instead of for the cluster.
+// Everything is read from the database's own records.
 import assert from 'node:assert/strict';
+import {
+  checkInvariants,
+  readBookings as readBookingsThrough,
+  type BookingState,
+  type InvariantSummary,
+  type RowReader,
+} from '../helpers/booking-invariants.ts';
 import { allEvents, pidOf, rows, type ClusterDatabase, type TaskEvent } from './cluster-helper.ts';
 
-export interface BookingState {
-  id: string;
-  room_id: string;
-  start_at: number;
-  end_at: number;
-  status: string;
-}
+/** The cluster's database as the shared booking checks read it. */
+const reader = (db: ClusterDatabase): RowReader => ({ all: (text) => rows(db, text) });
 
-export async function readBookings(db: ClusterDatabase): Promise<Map<string, BookingState>> {
-  const all = await rows<BookingState>(db, 'SELECT id, room_id, start_at, end_at, status FROM bookings ORDER BY id');
-  return new Map(all.map((b) => [b.id, b]));
-}
+export const readBookings = (db: ClusterDatabase) => readBookingsThrough(reader(db));
 
 interface TaskState {
   id: string;
   owner: string;
   status: string;
-  result: string | null;
   scope_key: string | null;
   scope_start: number | null;
   scope_end: number | null;
@@ -44,11 +43,7 @@ export interface AttemptRecord {
   diedInIt: boolean;
 }
 
-export interface ClusterSummary {
-  tasks: number;
-  byStatus: Record<string, number>;
-  appliedMoves: number;
-  needsRebooking: number;
+export interface ClusterSummary extends InvariantSummary {
   attempts: number;
   attemptsCutByDeath: number;
   takenOverAndCompleted: number;
@@ -66,24 +61,14 @@ export async function checkClusterInvariants(
   deaths: Map<number, number>,
   cap: number,
 ): Promise<ClusterSummary> {
-  const tasks = await rows<TaskState>(
-    db,
-    'SELECT id, owner, status, result, scope_key, scope_start, scope_end FROM tasks',
-  );
+  // Every task terminal, the bookings the before-state plus the audited moves, no overlaps.
+  const bookings = await checkInvariants(reader(db), before);
+  const tasks = await rows<TaskState>(db, 'SELECT id, owner, status, scope_key, scope_start, scope_end FROM tasks');
   const byId = new Map(tasks.map((t) => [t.id, t]));
-  const byStatus: Record<string, number> = {};
-  for (const t of tasks) byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
-  assert.deepEqual(
-    tasks.filter((t) => !TERMINAL.has(t.status)).map((t) => `${t.id} ${t.status}`),
-    [],
-    'every task reached a terminal state',
-  );
   const events = await allEvents(db);
   const attempts = attemptsOf(events, deaths);
   const summary = {
-    ...(await checkBookings(db, byId, before)),
-    tasks: tasks.length,
-    byStatus,
+    ...bookings,
     attempts: attempts.length,
     attemptsCutByDeath: attempts.filter((a) => a.diedInIt).length,
     takenOverAndCompleted: checkTakeovers(events, attempts, byId),
@@ -205,83 +190,4 @@ function checkCap(events: TaskEvent[], byId: Map<string, TaskState>, cap: number
   for (const [owner, n] of Object.entries(max))
     assert.ok(n <= cap, `${owner} had ${n} unfinished tasks at once across the nodes (the cap is ${cap})`);
   return max;
-}
-
-/** The crash test's booking invariants, read from PostgreSQL. */
-async function checkBookings(
-  db: ClusterDatabase,
-  byId: Map<string, TaskState>,
-  before: Map<string, BookingState>,
-): Promise<{ appliedMoves: number; needsRebooking: number }> {
-  const moves = await rows<{
-    task_id: string;
-    booking_id: string;
-    from_room: string;
-    to_room: string;
-    from_start: number;
-    to_start: number;
-  }>(db, 'SELECT task_id, booking_id, from_room, to_room, from_start, to_start FROM reflow_moves ORDER BY id');
-  const movesPerTask = new Map<string, number>();
-  for (const m of moves) {
-    const task = byId.get(m.task_id);
-    assert.equal(
-      task?.status,
-      'completed',
-      `move of ${m.booking_id} belongs to task ${m.task_id}, which is ${task?.status ?? 'missing'}`,
-    );
-    movesPerTask.set(m.task_id, (movesPerTask.get(m.task_id) ?? 0) + 1);
-  }
-  for (const t of [...byId.values()].filter((t) => t.status === 'completed')) {
-    const sc = (JSON.parse(t.result!) as { structuredContent: { moved: number; applied: boolean } }).structuredContent;
-    assert.equal(
-      movesPerTask.get(t.id) ?? 0,
-      sc.applied ? sc.moved : 0,
-      `task ${t.id}: audited moves equal its recorded result`,
-    );
-  }
-  // Replay: each move starts where the booking then was (nothing half moved, nothing moved twice).
-  const expected = new Map([...before].map(([id, b]) => [id, { ...b }]));
-  for (const m of moves) {
-    const b = expected.get(m.booking_id);
-    assert.ok(b, `moved booking ${m.booking_id} existed before`);
-    assert.deepEqual(
-      [b.room_id, b.start_at],
-      [m.from_room, m.from_start],
-      `move of ${m.booking_id} by ${m.task_id} starts where the booking was`,
-    );
-    const duration = b.end_at - b.start_at;
-    Object.assign(b, { room_id: m.to_room, start_at: m.to_start, end_at: m.to_start + duration });
-  }
-  const unresolved = await rows<{ task_id: string; booking_id: string; code: string }>(
-    db,
-    'SELECT task_id, booking_id, code FROM reflow_unresolved',
-  );
-  for (const u of unresolved) {
-    assert.equal(
-      byId.get(u.task_id)?.status,
-      'completed',
-      `unresolved ${u.booking_id} recorded only by a completed task`,
-    );
-    assert.notEqual(
-      u.code,
-      'changed',
-      `overlapping reflows ran one after the other, so no plan met a booking changed under it (${u.booking_id})`,
-    );
-    expected.get(u.booking_id)!.status = 'needs_rebooking';
-  }
-  const after = await readBookings(db);
-  assert.equal(after.size, before.size, 'no booking lost or duplicated');
-  for (const [id, want] of expected)
-    assert.deepEqual(after.get(id), want, `booking ${id} = before-state + audited moves`);
-  const overlaps = await rows(
-    db,
-    `SELECT a.id AS a, b.id AS b, a.room_id AS room FROM bookings a JOIN bookings b
-       ON a.room_id = b.room_id AND a.id < b.id AND a.start_at < b.end_at AND b.start_at < a.end_at
-     WHERE a.status = 'confirmed' AND b.status = 'confirmed'`,
-  );
-  assert.deepEqual(overlaps, [], 'no two confirmed bookings overlap in any room');
-  return {
-    appliedMoves: moves.length,
-    needsRebooking: [...after.values()].filter((b) => b.status === 'needs_rebooking').length,
-  };
 }

@@ -1,8 +1,14 @@
 // What must hold in the database after any number of crashes: every task terminal, the bookings
 // equal to the before-state plus exactly the audited moves of completed tasks, and no overlaps.
-// Read through plain SQL on a store (scripts/test-sql.mjs), the same on SQLite and PostgreSQL.
+// Read through plain SQL, the same on SQLite and PostgreSQL: the crash tests read through
+// scripts/test-sql.mjs, the cluster tests through their own PostgreSQL reader (cluster-invariants.ts
+// adds what only a cluster can break).
 import assert from 'node:assert/strict';
-import type { TestSql } from '../../../../scripts/test-sql.mjs';
+
+/** What the checks need of a database: the rows of a query (integers as numbers). */
+export interface RowReader {
+  all<T>(text: string): Promise<T[]>;
+}
 
 export interface BookingState {
   id: string;
@@ -12,7 +18,7 @@ export interface BookingState {
   status: string;
 }
 
-export async function readBookings(db: TestSql): Promise<Map<string, BookingState>> {
+export async function readBookings(db: RowReader): Promise<Map<string, BookingState>> {
   const rows = await db.all<BookingState>('SELECT id, room_id, start_at, end_at, status FROM bookings ORDER BY id');
   return new Map(rows.map((r) => [r.id, r]));
 }
@@ -30,8 +36,8 @@ export interface InvariantSummary {
   needsRebooking: number;
 }
 
-/** Asserts every invariant of the crash test; returns figures for the report. */
-export async function checkInvariants(db: TestSql, before: Map<string, BookingState>): Promise<InvariantSummary> {
+/** Asserts every invariant of a crash test, on one server or a cluster; returns figures for the report. */
+export async function checkInvariants(db: RowReader, before: Map<string, BookingState>): Promise<InvariantSummary> {
   const tasks = await db.all<TaskState>('SELECT id, status, result FROM tasks');
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const byStatus: Record<string, number> = {};
