@@ -3,6 +3,9 @@
 // In a sandbox copy of the packages: tsconfig.mutation.json maps @reflow/* to the copy's own folders
 // (through node_modules they would lead back to the originals) for the bundler
 // (scripts/mutation-build.mjs).
+import { fileURLToPath } from 'node:url';
+import { mutateRanges } from './scripts/mutation-ranges.mjs';
+
 /** The test files that cover the mutated code (scripts/mutation-build.mjs bundles them). */
 export const testSources = [
   'packages/tasks/test/task-engine.test.ts',
@@ -15,6 +18,65 @@ export const testSources = [
   'packages/tasks/test/lease-lapse.test.ts',
   'packages/reflow/test/apply-chain.test.ts',
   'packages/tasks/test/engine-mutation-kills.test.ts',
+];
+
+/**
+ * What the guarantees rest on: the create (with its admit, in one transaction), cancel and answer,
+ * the claim, the lease and the fence, park, the attempt and its fenced finish, the sweep's give-up,
+ * stop, the SQLite store's transaction and writes (with the WAL flush's order), and the apply.
+ * Left out: the engine's option defaults, its poll intervals, waitFor and watch (how often and how a
+ * reader looks), the queue's depth and order (what polls read), the store's plain pass-through
+ * wrappers, and node heartbeats and reaping (start, #beat, #beatOnce, node-queries.ts): the test
+ * that covers them (nodes.test.ts) is timed in leases of 300 ms and fails on the loaded machine
+ * under the mutation run's instrumentation (docs/testing.md).
+ * @type {import('./scripts/mutation-ranges.mjs').MutateTarget[]}
+ */
+export const mutateTargets = [
+  {
+    file: 'packages/tasks/src/task-engine.ts',
+    functions: [
+      'TaskEngine.create',
+      'TaskEngine.cancel',
+      'TaskEngine.answer',
+      'TaskEngine.kick',
+      'TaskEngine.#claimWhileRoom',
+      'TaskEngine.#launch',
+      'TaskEngine.#failUnhandled',
+      'TaskEngine.#sweep',
+      'TaskEngine.stop',
+    ],
+  },
+  { file: 'packages/tasks/src/attempt-runner.ts' },
+  {
+    file: 'packages/db/src/queries/task-claim-queries.ts',
+    functions: [
+      'taskClaimQueries.claimNext',
+      'taskClaimQueries.resumeLease',
+      'taskClaimQueries.holdScope',
+      'taskClaimQueries.renewLease',
+      'taskClaimQueries.release',
+      'taskClaimQueries.claimants',
+      'taskClaimQueries.releaseClaimsOf',
+      'taskClaimQueries.listExhausted',
+    ],
+  },
+  { file: 'packages/db/src/queries/task-state-queries.ts' },
+  { file: 'packages/db/src/queries/task-rows.ts' },
+  { file: 'packages/db/src/queries/input-queries.ts', functions: ['heldClaim', 'inputQueries'] },
+  {
+    file: 'packages/db/src/sqlite-store.ts',
+    functions: [
+      'SqliteStore.#exclusive',
+      'SqliteStore.#write',
+      'SqliteStore.#atNormal',
+      'SqliteStore.transaction',
+      'SqliteStore.#commitCreates',
+      'SqliteStore.#createIn',
+      'SqliteStore.#groups.createOrFind',
+      'SqliteStore.#groups.tasks.createOrFind',
+    ],
+  },
+  { file: 'packages/reflow/src/apply-plan.ts' },
 ];
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
@@ -34,33 +96,16 @@ export default {
     '/scripts/*',
     '!/scripts/mutation-build.mjs',
     '!/scripts/mutation-ignorers.mjs',
+    '!/scripts/mutation-ranges.mjs',
     // The tests' store helpers (scripts/mutation.mjs pins REFLOW_TEST_STORE=sqlite).
     '!/scripts/test-store.mjs',
     '!/scripts/test-sql.mjs',
     '!/scripts/postgres-for-tests.mjs',
     '!/scripts/free-port.mjs',
   ],
-  // What the guarantees rest on (line ranges): the create (with its admit, in one transaction), cancel
-  // and answer, the claim, the fence, park, the attempt and its fenced finish, the sweep's give-up,
-  // stop, the SQLite store's transaction and writes (with the WAL flush's order), and the apply. Left out: the engine's option defaults, its
-  // poll intervals, waitFor and watch (how often and how a reader looks), the store's plain
-  // pass-through wrappers, and node heartbeats and reaping (start, #beat, node-queries.ts): the test
-  // that covers them (nodes.test.ts) is timed in leases of 300 ms and fails on the loaded machine
-  // under the mutation run's instrumentation (docs/testing.md).
-  mutate: [
-    'packages/tasks/src/task-engine.ts:157-183',
-    'packages/tasks/src/task-engine.ts:204-229',
-    'packages/tasks/src/task-engine.ts:332-448',
-    'packages/tasks/src/attempt-runner.ts',
-    'packages/db/src/queries/task-claim-queries.ts:39-201',
-    'packages/db/src/queries/task-state-queries.ts',
-    'packages/db/src/queries/task-rows.ts',
-    'packages/db/src/queries/input-queries.ts:15-15',
-    'packages/db/src/queries/input-queries.ts:31-153',
-    'packages/db/src/sqlite-store.ts:146-260',
-    'packages/db/src/sqlite-store.ts:310-321',
-    'packages/reflow/src/apply-plan.ts',
-  ],
+  // What the guarantees rest on, by file and function (mutateTargets, above): scripts/mutation-ranges.mjs
+  // finds each function's lines in the code as it is when the run starts.
+  mutate: mutateRanges(mutateTargets, fileURLToPath(new URL('.', import.meta.url))),
   // Each test file is bundled once with the mutated sources (scripts/mutation-build.mjs): a mutant's
   // test process then runs plain JS, without tsx loading and transforming the package graph.
   buildCommand: 'node scripts/mutation-build.mjs',

@@ -1,20 +1,36 @@
 // `npm run test:mutation`: StrykerJS over the engine (stryker.config.mjs), then one line with the
 // score: killed (or timed out) mutants of all that compiled and ran. Survivors are listed so each
 // can be killed with a test or explained in docs/testing.md.
-// `npm run test:mutation -- --mutate 'packages/tasks/src/task-engine.ts:320-340'` runs only those
-// ranges (comma-separated, Stryker's `file:from-to` form): to check a kill without the whole run.
+// `npm run test:mutation -- --mutate 'packages/tasks/src/task-engine.ts#TaskEngine.cancel'` runs
+// only those targets (comma-separated; a file and a function's qualified name after `#`, or
+// Stryker's own `file:from-to`): to check a kill without the whole run.
+// `npm run test:mutation -- --list` prints the line ranges the targets in stryker.config.mjs name
+// today (scripts/mutation-ranges.mjs finds them), and runs nothing.
 import { parseArgs } from 'node:util';
-import { Stryker } from '@stryker-mutator/core';
+import { mutateTargets } from '../stryker.config.mjs';
 import { EQUIVALENT_REASONS } from './mutation-ignorers.mjs';
+import { mutateRanges, resolveMutateArgument } from './mutation-ranges.mjs';
 
-const { values: args } = parseArgs({ options: { mutate: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { mutate: { type: 'string' }, list: { type: 'boolean' } } });
+
+if (args.list) {
+  for (const target of mutateTargets) {
+    const names = target.functions ?? ['(the whole file)'];
+    const ranges = mutateRanges([target]);
+    names.forEach((name, i) => console.log(`${ranges[i].padEnd(56)} ${name}`));
+  }
+  process.exit(0);
+}
 
 // The mutated queries are SQLite's (packages/db/src/queries): the tests run on SQLite files, the
 // way npm test's first pass does, whatever the caller's environment says.
 process.env.REFLOW_TEST_STORE = 'sqlite';
 
 const started = Date.now();
-const results = await new Stryker(args.mutate ? { mutate: args.mutate.split(',') } : {}).runMutationTest();
+// Loaded only for a run: --list needs none of it.
+const { Stryker } = await import('@stryker-mutator/core');
+const chosen = args.mutate?.split(',').map((entry) => resolveMutateArgument(entry));
+const results = await new Stryker(chosen ? { mutate: chosen } : {}).runMutationTest();
 const detected = results.filter((m) => m.status === 'Killed' || m.status === 'Timeout');
 // Mutants of patterns shown equivalent are not run (mutation-ignorers.mjs) but count as undetected,
 // as they would if they had run and survived.

@@ -25,7 +25,8 @@ import { buildBundle } from './build.mjs';
 import { TEST_STORES } from './test-store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const ALL_FILES = ['packages/*/test/*.test.ts', 'apps/*/test/*.test.ts', 'seed/test/*.test.ts'];
+/** Expanded by bash with globstar: `**` also reaches tests in folders (apps/server/test/wire/…). */
+const ALL_FILES = ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'seed/test/**/*.test.ts'];
 const STORE_MODULE = join(root, 'scripts/test-store.mjs');
 const TIMES = join(root, 'node_modules/.cache/reflow-test-times.json');
 /** The order of a first run (a fresh clone, CI): the files that took longest in a full run of record. */
@@ -33,7 +34,7 @@ const SLOW_FILES = join(root, 'scripts/test-slow-files.json');
 /** The store-independent files' line (and pseudo-store, in the job list). */
 const ONCE = 'store-independent';
 /** The cluster tests run on PostgreSQL only (cluster-nodes on the pass's store, the others on their own database). */
-const POSTGRES_ONLY = /^apps\/server\/test\/cluster-.*\.test\.ts$/;
+const POSTGRES_ONLY = /^apps\/server\/test\/cluster\/.*\.test\.ts$/;
 /**
  * Files whose imports reach test-store.mjs only for helpers they do not use for their store: each
  * names its own database (a SQLite file of its own, or its own PostgreSQL), so both passes ran the same.
@@ -42,8 +43,8 @@ const STORE_INDEPENDENT = [
   'apps/cli/test/cli-database-url.test.ts', // PostgreSQL through --database-url, by design
   'apps/cli/test/demo-outlive.test.ts', // `npm run demo -- --outlive`: its own SQLite files
   'apps/cli/test/readme-quick-start.test.ts', // the README's SQLite quick start
-  'apps/server/test/database-lost.test.ts', // a PostgreSQL of its own, stopped and started
-  'apps/server/test/operator-approval-restart.test.ts', // a SQLite file, two server processes
+  'apps/server/test/durability/database-lost.test.ts', // a PostgreSQL of its own, stopped and started
+  'apps/server/test/operator/operator-approval-restart.test.ts', // a SQLite file, two server processes
 ];
 
 /** Files that measure growth and waits: they run alone, after the others, so no neighbour distorts them. */
@@ -56,7 +57,10 @@ const chosen = process.argv.slice(2);
 
 /** The globs expanded the way the shell expands them in the command line. */
 function expand(patterns) {
-  const listed = spawnSync('bash', ['-c', `printf '%s\\n' ${patterns.join(' ')}`], { cwd: root, encoding: 'utf8' });
+  const listed = spawnSync('bash', ['-O', 'globstar', '-c', `printf '%s\\n' ${patterns.join(' ')}`], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   return listed.stdout.split('\n').filter(Boolean);
 }
 

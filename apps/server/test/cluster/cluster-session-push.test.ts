@@ -1,0 +1,62 @@
+// A 2025-11-25 session's stream on node A, its task run on node B (only B has workers): A pushes
+// notifications/tasks/status for each change B writes to the shared PostgreSQL database, up to
+// completed. The session lives on A alone: B does not know its id (404), while polling the same
+// task without a session works on either node.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { ClusterNode, claimOf, freePort, seededClusterDatabase, type ClusterDatabase } from './cluster-helper.ts';
+import { reflowOn } from '../helpers/test-server.ts';
+import { RawLegacySession, statusNotes } from '../../harness/legacy-session.ts';
+
+let db: ClusterDatabase;
+let A: ClusterNode, B: ClusterNode;
+const cleanups: (() => Promise<void>)[] = [];
+
+before(async () => {
+  db = await seededClusterDatabase();
+  cleanups.push(() => db.drop());
+  A = new ClusterNode('A', await freePort(), db.url, { WORKERS: '0', POLL_INTERVAL_MS: '100' });
+  B = new ClusterNode('B', await freePort(), db.url, { WORKERS: '1', POLL_INTERVAL_MS: '100' });
+  cleanups.push(async () => {
+    for (const node of [A, B]) await node.kill();
+  });
+  await Promise.all([A, B].map((node) => node.start()));
+});
+after(async () => {
+  for (const undo of cleanups.reverse()) await undo();
+});
+
+test('cluster: a session on A hears notifications/tasks/status up to completed for its task run on B', async (t) => {
+  const session = new RawLegacySession(A.mcpUrl);
+  await session.open();
+  assert.ok(session.sessionId, 'A issued a session id');
+  const stream = await session.stream();
+  t.after(() => stream.close());
+  assert.equal(stream.status, 200);
+
+  const created = await session.post('tools/call', { name: 'reflow_month', arguments: reflowOn(15), task: {} });
+  const taskId = created.body.result.task.taskId as string;
+  assert.match(taskId, /^tsk_/);
+  const done = await stream.until(
+    (m) => m.method === 'notifications/tasks/status' && m.params.taskId === taskId && m.params.status === 'completed',
+    90_000,
+  );
+  const notes = statusNotes(stream, taskId);
+  assert.equal(notes.at(-1), done.params, 'the terminal notification is the last');
+  assert.ok(
+    notes.some((n) => n.status === 'working' && n.statusMessage !== created.body.result.task.statusMessage),
+    'progress written on B was pushed from A',
+  );
+
+  const claim = await claimOf(db, taskId);
+  assert.equal(claim?.by.endsWith(`:${B.process!.pid}`), true, `B ran it (claimed by ${claim?.by})`);
+
+  // The session is A's: B does not know it (404: the client opens another), but a poll needs no
+  // session and is answered on either node.
+  const onB = new RawLegacySession(B.mcpUrl);
+  onB.sessionId = session.sessionId;
+  assert.equal((await onB.stream()).status, 404);
+  assert.equal((await onB.post('tasks/get', { taskId })).status, 404);
+  const polled = await new RawLegacySession(B.mcpUrl).post('tasks/get', { taskId });
+  assert.equal(polled.body.result.status, 'completed');
+});

@@ -1,0 +1,16 @@
+// The soak, short: a real server process under mixed task traffic for ~25 s while the booking
+// editor works the same file; every check of the full soak must pass (see apps/server/soak).
+// It measures memory growth and waits, so `npm test` runs it alone (scripts/run-tests.mjs). Its
+// TTL is half again the default for so short a run: a task queued behind the others on a slow
+// machine must still end before it expires, and the sweeper still deletes tasks during the run.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runSoak } from '../../soak/run-soak.ts';
+
+test('a short soak: nothing stuck, nothing lost, bookings consistent, no growth', async () => {
+  const outcome = await runSoak({ minutes: 0.4, ttlMs: 15_000, clients: 6, seed: 7, sampleEveryMs: 1_000 });
+  assert.ok(outcome.checks.length >= 10, outcome.report);
+  const failed = outcome.checks.filter((c) => !c.pass).map((c) => c.name);
+  assert.deepEqual(failed, [], outcome.report);
+  assert.equal(outcome.passed, true, outcome.report);
+});

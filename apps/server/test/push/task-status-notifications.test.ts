@@ -1,0 +1,247 @@
+// Task Status Notifications (SEP-2663) over a raw stream: subscriptions/listen with
+// notifications.taskIds is acknowledged with the ids this caller may follow, then carries
+// notifications/tasks — each the task as tasks/get shows it — for every status and statusMessage
+// written, the terminal one last; the stream outlives the task; polling works beside it.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
+import { mcpBody, mcpHeaders } from '../../harness/mcp-wire.ts';
+import { rpc, startTestServer, TASKS } from '../helpers/test-server.ts';
+
+const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', dry_run: true };
+const TERMINAL = ['completed', 'failed', 'cancelled'];
+
+interface Listen {
+  status: number;
+  /** Every JSON-RPC message received so far, in order. */
+  messages: any[];
+  /** Resolves when a message matching `predicate` has arrived (or rejects after `timeoutMs`). */
+  until(predicate: (m: any) => boolean, timeoutMs?: number): Promise<any>;
+  /** True once the server ended the stream. */
+  ended(): boolean;
+  close(): void;
+}
+
+/** Opens subscriptions/listen and reads its SSE frames as they come. */
+async function listen(
+  url: string,
+  taskIds: unknown,
+  opts: { token?: string; tasks?: boolean; id?: number } = {},
+): Promise<Listen> {
+  const abort = new AbortController();
+  const response = await fetch(url, {
+    method: 'POST',
+    signal: abort.signal,
+    headers: {
+      ...mcpHeaders('subscriptions/listen'),
+      ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+    },
+    body: mcpBody('subscriptions/listen', { notifications: { taskIds } }, { id: opts.id ?? 7, tasks: opts.tasks }),
+  });
+  const messages: any[] = [];
+  const waiters = new Set<() => void>();
+  let done = false;
+  if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let cut;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const data = frame
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(5).trimStart())
+              .join('\n');
+            if (data) messages.push(JSON.parse(data));
+            for (const wake of waiters) wake();
+          }
+        }
+      } catch {
+        // aborted by close()
+      }
+      done = true;
+      for (const wake of waiters) wake();
+    })();
+  } else {
+    messages.push(await response.json());
+    done = true;
+  }
+  return {
+    status: response.status,
+    messages,
+    ended: () => done,
+    close: () => abort.abort(),
+    until(predicate, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = messages.find((message) => predicate(message));
+          if (found) return finish(() => resolve(found));
+          if (done) finish(() => reject(new Error(`stream ended first: ${JSON.stringify(messages)}`)));
+        };
+        const timer = setTimeout(
+          () => finish(() => reject(new Error(`timed out: ${JSON.stringify(messages)}`))),
+          timeoutMs,
+        );
+        const finish = (then: () => void) => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          then();
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+const taskNotes = (l: Listen, taskId: string) =>
+  l.messages.filter((m) => m.method === 'notifications/tasks' && m.params.taskId === taskId).map((m) => m.params);
+
+test('listen: working then every statusMessage then completed, each as tasks/get shows it; the stream outlives the task', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const created = (await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SEPT })).body.result;
+  assert.equal(created.resultType, 'task');
+  const taskId = created.taskId as string;
+  const stream = await listen(server.mcpUrl, [taskId, 'tsk_unknown_0000']);
+  t.after(() => stream.close());
+  assert.equal(stream.status, 200);
+
+  const ack = await stream.until((m) => m.method === 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(ack.params.notifications, { taskIds: [taskId] }, 'the unknown id is left out');
+  assert.equal(ack.params._meta['io.modelcontextprotocol/subscriptionId'], 7);
+  // Polling stays correct beside the stream.
+  const polled = (await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.result;
+  assert.equal(polled.taskId, taskId);
+
+  const last = await stream.until((m) => m.method === 'notifications/tasks' && TERMINAL.includes(m.params.status));
+  assert.equal(last.params.status, 'completed');
+  const notes = taskNotes(stream, taskId);
+  assert.equal(notes[0].status, 'working', 'the stream opens with where the task stands');
+  for (const m of stream.messages.filter((x) => x.method === 'notifications/tasks'))
+    assert.ok(TaskStatusNotificationV2Schema.safeParse(m).success, JSON.stringify(m).slice(0, 300));
+
+  // The terminal notification is exactly what tasks/get answers now (less the result discriminator).
+  const { resultType: _, _meta: __, ...got } = (await rpc(server.mcpUrl, 'tasks/get', { taskId })).body.result;
+  const { _meta: ___, ...pushed } = last.params;
+  assert.deepEqual(pushed, got);
+
+  // Every statusMessage the task wrote while it worked was pushed, in order.
+  const written = (await server.services.store.tasks.events(taskId))
+
+    .filter((e) => e.kind === 'progress')
+    .map((e) => e.message);
+  assert.ok(written.length > 0, 'the solve wrote progress');
+  const pushedMessages = notes.map((n) => n.statusMessage);
+  let at = 0;
+  for (const message of written) {
+    const found = pushedMessages.indexOf(message, at);
+    assert.ok(found >= 0, `progress "${message}" was pushed (got ${JSON.stringify(pushedMessages)})`);
+    at = found;
+  }
+  assert.equal(notes.filter((n) => TERMINAL.includes(n.status)).length, 1, 'one terminal notification');
+  assert.equal(notes.at(-1).status, 'completed', 'and it is the last for this task');
+
+  // The stream is still open after the task ended.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(stream.ended(), false, 'the stream survives the task finishing');
+  assert.equal(taskNotes(stream, taskId).length, notes.length, 'nothing follows the terminal notification');
+  // A stopping server ends the stream gracefully: the listen request's own result comes last.
+  await server.close();
+  await stream.until((m) => m.id === 7 && m.result?.resultType === 'complete', 5_000);
+});
+
+test('listen: another owner’s task is left out (the stream then ends at once); an operator may follow it', async (t) => {
+  const tokens = { alice: 'tok-alice-0123456789', bob: 'tok-bob-0123456789', ops: 'tok-ops-0123456789' };
+  const server = await startTestServer({
+    AUTH_TOKENS: `alice:client:${tokens.alice},bob:client:${tokens.bob},ops:operator:${tokens.ops}`,
+    WORKERS: '0',
+  });
+  t.after(() => server.close());
+  const created = await rpc(
+    server.mcpUrl,
+    'tools/call',
+    { name: 'reflow_month', arguments: SEPT },
+    { token: tokens.alice },
+  );
+  const taskId = created.body.result.taskId as string;
+
+  const bob = await listen(server.mcpUrl, [taskId], { token: tokens.bob });
+  t.after(() => bob.close());
+  const refused = await bob.until((m) => m.method === 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(refused.params.notifications, { taskIds: [] });
+  const closing = await bob.until((m) => m.id === 7 && m.result);
+  assert.equal(closing.result.resultType, 'complete');
+  assert.deepEqual(taskNotes(bob, taskId), [], 'nothing of the task reaches another owner');
+
+  const ops = await listen(server.mcpUrl, [taskId], { token: tokens.ops });
+  t.after(() => ops.close());
+  const accepted = await ops.until((m) => m.method === 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(accepted.params.notifications, { taskIds: [taskId] });
+  await ops.until((m) => m.method === 'notifications/tasks' && m.params.status === 'working');
+  // A cancel is pushed to the operator as it is written.
+  await rpc(server.mcpUrl, 'tasks/cancel', { taskId }, { token: tokens.alice });
+  const cancelled = await ops.until((m) => m.method === 'notifications/tasks' && m.params.status === 'cancelled');
+  assert.equal(cancelled.params.taskId, taskId);
+});
+
+test('listen for tasks without the Tasks extension declared is -32021 (HTTP 400)', async (t) => {
+  const server = await startTestServer({ WORKERS: '0' });
+  t.after(() => server.close());
+  const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SEPT });
+  const taskId = created.body.result.taskId as string;
+  const undeclared = await listen(server.mcpUrl, [taskId], { tasks: false });
+  assert.equal(undeclared.status, 400);
+  assert.equal(undeclared.messages[0].error?.code, -32021, JSON.stringify(undeclared.messages));
+  assert.deepEqual(undeclared.messages[0].error.data.requiredCapabilities, { extensions: { [TASKS]: {} } });
+  assert.equal(undeclared.messages[0].id, 7);
+  const malformed = await listen(server.mcpUrl, [42]);
+  assert.equal(malformed.messages[0].error?.code, -32602);
+});
+
+test('a listen still reading its tasks when the server begins to stop opens, says where the task stands, and ends', async (t) => {
+  const server = await startTestServer({ WORKERS: '0' });
+  t.after(() => server.close());
+  const created = await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SEPT });
+  const taskId = created.body.result.taskId as string;
+
+  // Forces the order: the listen's read of the task is held until the server has begun to stop.
+  const engine = server.services.engine;
+  const peek = engine.peek.bind(engine);
+  let entered!: () => void;
+  const reading = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  engine.peek = async (id) => {
+    entered();
+    await held;
+    return peek(id);
+  };
+  const opening = listen(server.mcpUrl, [taskId]);
+  await reading;
+  const closed = server.close();
+  // The server has run its stop hooks once it refuses new connections.
+  for (;;) {
+    const refused = await fetch(`${server.url}/healthz`).then(
+      () => false,
+      () => true,
+    );
+    if (refused) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  release();
+  const stream = await opening;
+  try {
+    await stream.until((m) => m.method === 'notifications/tasks' && m.params.taskId === taskId, 5_000);
+    const last = await stream.until((m) => m.id === 7 && m.result, 5_000);
+    assert.equal(last.result.resultType, 'complete');
+  } finally {
+    stream.close(); // a failed run still lets the server finish stopping
+  }
+  await closed;
+});
