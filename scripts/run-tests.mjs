@@ -48,7 +48,7 @@ const STORE_INDEPENDENT = [
 ];
 
 /** Files that measure growth and waits: they run alone, after the others, so no neighbour distorts them. */
-const ALONE = ['apps/server/test/soak-smoke.test.ts'];
+const ALONE = ['apps/server/test/durability/soak-smoke.test.ts'];
 
 const stores = (process.env.REFLOW_TEST_STORES || TEST_STORES.join(',')).split(',').filter(Boolean);
 for (const s of stores) if (!TEST_STORES.includes(s)) throw new Error(`REFLOW_TEST_STORES: unknown store ${s}`);

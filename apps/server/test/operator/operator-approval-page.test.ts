@@ -2,7 +2,7 @@
 // awaiting approval with its plan on the calendar; approving from the page applies it and the
 // agent's poll ends completed naming the approver; a second one is rejected with a reason (the
 // page insists on one) and moves nothing. The approval view's screenshot goes to test-artifacts/
-// (docs/ with UPDATE_SCREENSHOTS=1, so a test run leaves the work tree as it found it).
+// (assets/ with UPDATE_SCREENSHOTS=1, so a test run leaves the work tree as it found it).
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,7 +24,7 @@ import {
 
 const SCREENSHOTS = fileURLToPath(
   new URL(
-    process.env.UPDATE_SCREENSHOTS === '1' ? '../../../../docs/' : '../../../../test-artifacts/',
+    process.env.UPDATE_SCREENSHOTS === '1' ? '../../../../assets/' : '../../../../test-artifacts/',
     import.meta.url,
   ),
 );

@@ -4,8 +4,8 @@
 // the page puts every moved booking back and ends the agent's poll completed, naming the approver.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { launchBrowser, watchForErrors } from './browser-helper.ts';
-import { rpc, startTestServer } from './helper.ts';
+import { launchBrowser, watchForErrors } from '../helpers/browser-helper.ts';
+import { rpc, startTestServer } from '../helpers/test-server.ts';
 import {
   AGENT,
   api,
@@ -15,7 +15,7 @@ import {
   startReflowAs,
   waitAsAgent,
   waitUntilAwaitingOperator,
-} from './operator-approval-helper.ts';
+} from '../helpers/operator-approval-helper.ts';
 
 test("a client's revert awaiting approval is approved from the console and puts the bookings back", async (t) => {
   const server = await startTestServer({ ...APPROVAL_ENV, POLL_INTERVAL_MS: '300' });
