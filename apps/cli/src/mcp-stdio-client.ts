@@ -41,7 +41,7 @@ interface OpenListen {
   finished(error?: Error): void;
 }
 
-const LOG_TAIL_CHARS = 2_000;
+const LOG_TAIL_CHARS = 64_000;
 
 export class McpStdioClient implements McpClient {
   readonly #transport: StdioClientTransport;
@@ -176,10 +176,16 @@ export class McpStdioClient implements McpClient {
 
   #connectionLost(reason?: Error): void {
     if (this.#lost) return;
-    const log = this.#logTail.trim().split('\n').slice(-5).join('\n');
-    this.#lost =
-      reason ?? new ServerExitedError(`the stdio server exited${log ? `; its last log lines:\n${log}` : ''}`);
+    this.#lost = reason ?? new ServerExitedError(`the stdio server exited${whyItExited(this.#logTail)}`);
     for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, this.#lost);
     for (const listen of [...this.#listens.values()]) listen.finished(this.#lost);
   }
+}
+
+/** What the server's log says went wrong: its first error line (an uncaught error, a pino error or fatal), else its last lines. */
+function whyItExited(log: string): string {
+  const lines = log.trim().split('\n');
+  if (lines.length === 1 && lines[0] === '') return '';
+  const error = lines.find((line) => /^\w*Error\b|"level":(50|60)\b/.test(line));
+  return error ? `: ${error}` : `; its last log lines:\n${lines.slice(-5).join('\n')}`;
 }

@@ -101,6 +101,24 @@ test('reflow call --stdio on a fresh store: status pushed over the pipe up to co
   assert.deepEqual(saved.stdio, store.saved);
   assert.equal(saved.url, undefined);
   assert.equal(saved.status, 'completed');
+
+  // --poll over stdio: tasks/get through the same pipe (the path a dropped listen falls back to).
+  const polled = reflow(
+    ['call', ...CALL, '--stdio', ...store.flags, '--state-file', stateFile, '--json', '--debug', '--poll'],
+    { POLL_INTERVAL_MS: '100' },
+  );
+  assert.equal(await polled.exited, 0, polled.stderr());
+  assert.equal((JSON.parse(polled.stdout().trim()) as { status: string }).status, 'completed');
+  const polling = transcript(polled.stderr())
+    .sent.filter((m) => m.id !== undefined)
+    .map((m) => m.method);
+  assert.equal(polling[0], 'tools/call');
+  assert.ok(polling.length >= 2 && polling.slice(1).every((m) => m === 'tasks/get'), JSON.stringify(polling));
+
+  // cancel finds the task where the state file says it lives: over stdio, on this store.
+  const cancel = reflow(['cancel', out.taskId, '--state-file', stateFile]);
+  assert.equal(await cancel.exited, 0, cancel.stderr());
+  assert.match(cancel.stdout(), new RegExp(`Task ${out.taskId} had already ended completed`));
 });
 
 test('reflow call --stdio SIGKILLed mid-solve: its server exits and hands the task back; reflow resume restarts one on the same store and gets it pushed to completed', async (t) => {
