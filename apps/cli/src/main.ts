@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `reflow`: the command line. Each command lives in commands/; this file only wires arguments.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { runDemo } from './commands/demo.ts';
 import { runOutliveDemo } from './commands/demo-outlive.ts';
 import { runImport } from './commands/import.ts';
@@ -23,7 +23,7 @@ const nonNegativeInt = (value: string) => {
   return n;
 };
 
-/** Options every MCP-client command shares. */
+/** Options every MCP-client command shares: where the server is (HTTP, or its own over stdio), and how to wait. */
 const clientOptions = (command: Command) =>
   command
     .option(
@@ -34,9 +34,25 @@ const clientOptions = (command: Command) =>
       '--token <token>',
       'bearer token sent as Authorization (default: $REFLOW_TOKEN); never written to the state file',
     )
+    .addOption(
+      new Option(
+        '--stdio',
+        'start `reflow mcp` on the store (--database / --database-url, else as `reflow mcp` picks it) and speak to it over stdio',
+      ).conflicts(['url', 'token']),
+    )
+    .addOption(databaseOption('with --stdio: the SQLite file its server opens'))
+    .addOption(databaseUrlOption())
     .option('--state-file <path>', 'where task handles are kept (default: $REFLOW_STATE_FILE or ~/.reflow/tasks.json)')
     .option('--json', 'print one JSON object per task on stdout instead of tables')
-    .option('--poll', 'wait by polling tasks/get only, without listening for task status notifications');
+    .option('--poll', 'wait by polling tasks/get only, without listening for task status notifications')
+    .option('--debug', 'print every MCP message sent (→) and received (←) on stderr, and a stdio server’s log')
+    .hook('preAction', (self) => {
+      const o = self.opts();
+      if ((o.database !== undefined || o.databaseUrl !== undefined) && !o.stdio)
+        self.error(
+          'error: --database and --database-url choose the store of the server --stdio starts; give --stdio too (or --url for a running server)',
+        );
+    });
 
 const program = new Command('reflow').description(
   'Studio reflow: durable MCP tasks that move bookings out of offline rooms',

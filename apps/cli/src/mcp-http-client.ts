@@ -1,19 +1,17 @@
 // A small MCP client for the 2026-07-28 Streamable HTTP wire: every request carries its protocol
 // version and client capabilities in _meta, plus the MCP-Protocol-Version / Mcp-Method / Mcp-Name
 // headers the transport requires. The demo uses it so the wire it prints is exactly what is sent.
+import {
+  errorOf,
+  McpError,
+  PROTOCOL_VERSION,
+  requestMeta,
+  type McpClient,
+  type McpClientOptions,
+  type TaskListen,
+} from './mcp-client.ts';
 
-export const PROTOCOL_VERSION = '2026-07-28';
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-
-export class McpError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { McpError } from './mcp-client.ts';
 
 /** The server answered with an HTTP error that carries no JSON-RPC error (auth, limits, a proxy). */
 export class HttpError extends Error {
@@ -25,52 +23,48 @@ export class HttpError extends Error {
   }
 }
 
-export interface McpHttpClientOptions {
+export interface McpHttpClientOptions extends McpClientOptions {
   url: string;
   token?: string;
-  /** Declare the Tasks extension on every request. */
-  tasks?: boolean;
-  /** Declare elicitation: this client can answer a task's questions (reflow call --confirm asks on the terminal). */
-  elicitation?: boolean;
-  /** Wait for tasks by listening for their status notifications when the server offers them (default); false polls only. */
-  listen?: boolean;
-  clientInfo?: { name: string; version: string };
 }
 
-export class McpHttpClient {
+export class McpHttpClient implements McpClient {
   #nextId = 1;
   constructor(readonly options: McpHttpClientOptions) {}
 
   async request<T = Record<string, unknown>>(method: string, params: Record<string, unknown> = {}): Promise<T> {
     const message = await readMessage(await this.#post(method, params));
-    if (message.error) throw new McpError(message.error.code, message.error.message, message.error.data);
+    this.options.onMessage?.('received', message);
+    if (message.error) throw errorOf(message.error);
     return message.result as T;
   }
 
-  /**
-   * subscriptions/listen for task status notifications (Tasks extension): resolves once the server
-   * acknowledged, with the task ids it agreed to, and calls `onTask` with each notifications/tasks
-   * task. `ended` settles when the stream ends (the server closed it, or it dropped); `signal` stops it.
-   */
+  /** Nothing to let go of: every request is its own HTTP exchange. */
+  async close(): Promise<void> {}
+
+  /** The listen is one POST whose answer is an SSE stream: the acknowledgement first, then the notifications. */
   async listenTasks(
     taskIds: string[],
     onTask: (task: Record<string, unknown>) => void,
     signal: AbortSignal,
-  ): Promise<{ taskIds: string[]; ended: Promise<void> }> {
+  ): Promise<TaskListen> {
     const response = await this.#post('subscriptions/listen', { notifications: { taskIds } }, signal);
     if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       const message = await readMessage(response);
-      if (message.error) throw new McpError(message.error.code, message.error.message, message.error.data);
+      this.options.onMessage?.('received', message);
+      if (message.error) throw errorOf(message.error);
       throw new McpError(-32603, 'subscriptions/listen answered without a stream');
     }
     const frames = sseMessages(response.body!);
     const first = await frames.next();
+    if (!first.done) this.options.onMessage?.('received', first.value);
     const ack = first.done ? undefined : (first.value as { method?: string; params?: any });
     if (ack?.method !== 'notifications/subscriptions/acknowledged')
       throw new McpError(-32603, 'subscriptions/listen was not acknowledged');
     const ended = (async () => {
       try {
         for await (const message of frames) {
+          this.options.onMessage?.('received', message);
           const m = message as { method?: string; params?: Record<string, unknown> };
           if (m.method === 'notifications/tasks' && m.params) onTask(m.params);
         }
@@ -83,23 +77,13 @@ export class McpHttpClient {
   }
 
   #post(method: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
-    const capabilities = {
-      ...(this.options.elicitation ? { elicitation: {} } : {}),
-      ...(this.options.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
-    };
     const body = {
       jsonrpc: '2.0',
       id: this.#nextId++,
       method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
-          'io.modelcontextprotocol/clientCapabilities': capabilities,
-          'io.modelcontextprotocol/clientInfo': this.options.clientInfo ?? { name: 'reflow-cli', version: '0.1.0' },
-        },
-      },
+      params: { ...params, _meta: requestMeta(this.options) },
     };
+    this.options.onMessage?.('sent', body);
     const name =
       typeof params.name === 'string' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
     return fetch(this.options.url, {

@@ -1,5 +1,5 @@
 import { pollTask, type PollOptions, type PollOutcome } from './poll-task.ts';
-import type { McpHttpClient } from '../mcp-http-client.ts';
+import type { McpClient, TaskListen } from '../mcp-client.ts';
 import { isSettled, type WireTask } from './wire-task.ts';
 
 export interface FollowOptions extends PollOptions {
@@ -12,7 +12,7 @@ export interface FollowOptions extends PollOptions {
  * server acknowledges them (one request instead of one per poll interval), and by polling tasks/get
  * when it does not, or when the stream drops before the task got there.
  */
-export async function followTask(client: McpHttpClient, taskId: string, options: FollowOptions): Promise<PollOutcome> {
+export async function followTask(client: McpClient, taskId: string, options: FollowOptions): Promise<PollOutcome> {
   if (client.options.listen === false) return pollTask(client, taskId, options);
   const stop = new AbortController();
   const stopListening = () => stop.abort(new Error('stopped'));
@@ -21,7 +21,7 @@ export async function followTask(client: McpHttpClient, taskId: string, options:
     let reached: WireTask | undefined;
     let wake: (() => void) | undefined;
     const arrived = new Promise<void>((resolve) => (wake = resolve));
-    let listening: Awaited<ReturnType<McpHttpClient['listenTasks']>>;
+    let listening: TaskListen;
     try {
       listening = await client.listenTasks(
         [taskId],

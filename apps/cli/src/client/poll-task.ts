@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { McpError, type McpHttpClient } from '../mcp-http-client.ts';
+import { McpError, type McpClient } from '../mcp-client.ts';
 import { isSettled, type WireTask } from './wire-task.ts';
 
 export type PollOutcome =
@@ -19,7 +19,7 @@ export interface PollOptions {
  * before every poll, taking the figure from each answer: the server may ask for less traffic
  * under load.
  */
-export async function pollTask(client: McpHttpClient, taskId: string, options: PollOptions): Promise<PollOutcome> {
+export async function pollTask(client: McpClient, taskId: string, options: PollOptions): Promise<PollOutcome> {
   let interval = options.pollIntervalMs;
   let failures = 0;
   for (;;) {

@@ -9,10 +9,16 @@ import { withFileLock } from './file-lock.ts';
 
 export type SavedStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'expired';
 
-/** What `reflow resume` needs to pick a task up again. Tokens are never written here. */
+/** The store of a `reflow mcp` the CLI started over stdio: a SQLite file (absolute) or a PostgreSQL URL. */
+export type StdioStore = { database: string } | { databaseUrl: string };
+
+/** What `reflow resume` needs to pick a task up again. Tokens and database passwords are never written here. */
 export interface SavedTask {
   taskId: string;
-  url: string;
+  /** Created over HTTP: the server's /mcp URL. */
+  url?: string;
+  /** Created over stdio: the store the CLI's own `reflow mcp` opened (resume starts one on it again). */
+  stdio?: StdioStore;
   tool: string;
   arguments: Record<string, unknown>;
   ttlMs: number | null;

@@ -1,4 +1,4 @@
-import type { McpHttpClient } from '../mcp-http-client.ts';
+import type { McpClient } from '../mcp-client.ts';
 import { EXIT, type ExitCode } from './exit-codes.ts';
 import type { InputAsker } from './ask-on-terminal.ts';
 import { followTask } from './follow-task.ts';
@@ -12,7 +12,7 @@ import type { SavedTask, StateFile } from './state-file.ts';
  * it ended. Ctrl-C stops waiting, not the task: it stays in the state file for `reflow resume`.
  */
 export async function waitForTask(
-  client: McpHttpClient,
+  client: McpClient,
   saved: SavedTask,
   state: StateFile,
   out: OutputOptions,

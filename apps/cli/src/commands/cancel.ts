@@ -1,26 +1,44 @@
-import { McpError } from '../mcp-http-client.ts';
+import { McpError } from '../mcp-client.ts';
 import { EXIT, type ExitCode } from '../client/exit-codes.ts';
 import { reportExpired } from '../client/report-outcome.ts';
+import {
+  connect,
+  targetOf,
+  targetOfSaved,
+  type ConnectionOptions,
+  type ServerTarget,
+} from '../client/server-target.ts';
 import { StateFile, stateFilePath } from '../client/state-file.ts';
 import type { WireTask } from '../client/wire-task.ts';
-import { clientFor, mcpEndpoint, reportCallError, serverUrl, type ConnectionOptions } from './call.ts';
+import { reportCallError } from './call.ts';
 
-/** `reflow cancel TASK_ID`: asks the server to cancel; a task already finished keeps its outcome. */
+/** `reflow cancel TASK_ID`: asks the server to cancel (where the task was created, unless told); a task already finished keeps its outcome. */
 export async function runCancel(taskId: string, options: ConnectionOptions): Promise<ExitCode> {
   const state = new StateFile(stateFilePath(options.stateFile));
-  // eslint-disable-next-line unicorn/no-array-callback-reference -- StateFile.find looks a task up by id; it takes no callback
-  const url = options.url ? mcpEndpoint(options.url) : (state.find(taskId)?.url ?? serverUrl(options));
-  const client = clientFor(url, options);
+  let target: ServerTarget;
+  try {
+    // eslint-disable-next-line unicorn/no-array-callback-reference -- StateFile.find looks a task up by id; it takes no callback
+    const saved = state.find(taskId);
+    target = saved ? targetOfSaved(saved, options) : targetOf(options);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    return EXIT.error;
+  }
   let task: WireTask;
   try {
-    await client.request('tasks/cancel', { taskId });
-    task = await client.request<WireTask>('tasks/get', { taskId });
+    const client = await connect(target, options);
+    try {
+      await client.request('tasks/cancel', { taskId });
+      task = await client.request<WireTask>('tasks/get', { taskId });
+    } finally {
+      await client.close();
+    }
   } catch (error) {
     if (error instanceof McpError && error.code === -32602) {
       state.mark(taskId, 'expired');
       return reportExpired(taskId, error.message, options);
     }
-    return reportCallError(error, url);
+    return reportCallError(error, target);
   }
   state.mark(taskId, task.status, task.statusMessage);
   if (options.json)
