@@ -102,6 +102,8 @@ export default {
     '!/scripts/test-sql.mjs',
     '!/scripts/postgres-for-tests.mjs',
     '!/scripts/free-port.mjs',
+    // The engine tests' load-aware deadlines (packages/tasks/test/engine-helper.ts).
+    '!/scripts/test-wait.mjs',
   ],
   // What the guarantees rest on, by file and function (mutateTargets, above): scripts/mutation-ranges.mjs
   // finds each function's lines in the code as it is when the run starts.
