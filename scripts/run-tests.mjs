@@ -13,7 +13,7 @@
 //   `all stores: …` line, the ten slowest files, then every failure again with its error.
 // - Child servers and `reflow` processes run from a bundle built once at the start (see
 //   scripts/test-build.mjs; REFLOW_TEST_FROM_SOURCES=1 runs them through tsx instead).
-// Extra arguments replace the file list (`npm test -- apps/server/test/auth.test.ts`);
+// Extra arguments replace the file list (`npm test -- apps/server/test/hostile/auth.test.ts`);
 // REFLOW_TEST_STORES=postgres (or sqlite) runs the per-store files on one store only.
 // Exit status: non-zero when a file failed or cancelled a test, or a group passed none.
 import { spawn, spawnSync } from 'node:child_process';
