@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
+# Node 24, the current LTS, in both stages: better-sqlite3's addon is built for one Node ABI, so the
+# stage that installs node_modules runs the same Node as the image that loads them.
 # Build stage: install everything (better-sqlite3 compiles here), bundle our TypeScript.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -17,7 +19,7 @@ COPY . .
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: the bundle, production node_modules, migrations and the demo month; no compiler.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATABASE_PATH=/data/reflow.db \
     SEED_FILE=/app/seed/riverside-2026-09.json MIGRATIONS_DIR=/app/migrations
 WORKDIR /app
