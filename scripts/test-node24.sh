@@ -8,8 +8,7 @@
 # better-sqlite3's native addon is built per Node ABI: node_modules keeps Node 20's build, and a
 # second build for Node 24 is compiled from the same sources into
 # tools/node24/node_modules/.better-sqlite3/ (once per version), with Node headers from the npm
-# registry (nothing from nodejs.org or GitHub); tools/node24/better-sqlite3-addon.cjs points Node
-# 24's processes at it.
+# registry (nothing from nodejs.org or GitHub), and stands in for Node 20's during the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -51,12 +50,28 @@ if [ ! -f "$addon" ]; then
   mv "$build.partial" "$build"
 fi
 
+# Node 20's build steps aside for the run: some tests start the server with an environment of
+# their own (PATH only), so nothing but the file in node_modules reaches every process. Renames
+# only (the build's file is a hard link elsewhere; a process that has it loaded keeps it), and it
+# is put back on exit, or at the start of the next run if this one was killed. Node 20 cannot use
+# better-sqlite3 in this checkout meanwhile.
+project_build=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+[ -f "$project_build.node20" ] && mv -f "$project_build.node20" "$project_build"
+node -e "new (require('better-sqlite3'))(':memory:').close()" ||
+  { echo "node_modules' better-sqlite3 does not load under Node 20" >&2; exit 1; }
+
 # What `npm test` does around its run: the setup (pretest) first, PostgreSQL stopped after (posttest).
 node scripts/test-setup.mjs
-trap 'node scripts/postgres-for-tests.mjs stop' EXIT
+restore() {
+  node scripts/postgres-for-tests.mjs stop || true
+  [ ! -f "$project_build.node20" ] || mv -f "$project_build.node20" "$project_build"
+}
+trap restore EXIT
+trap 'exit 130' INT TERM
+ln -f "$project_build" "$project_build.node20"
+cp "$addon" "$project_build.node24" && mv -f "$project_build.node24" "$project_build"
+
 export REFLOW_TEST_STORES=${REFLOW_TEST_STORES:-sqlite}
-export REFLOW_SQLITE_ADDON=$addon REFLOW_SQLITE_ADDON_ABI=$abi
-export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require \"$tools/better-sqlite3-addon.cjs\""
 export PATH="$tools/node_modules/.bin:$PATH"
 echo "== tests under Node $(node --version) (stores: $REFLOW_TEST_STORES)"
 node -e "new (require('better-sqlite3'))(':memory:').close()" ||
