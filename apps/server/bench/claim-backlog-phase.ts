@@ -61,8 +61,9 @@ async function timeClaims(store: Store, options: { claims: number; seconds: numb
   return { claims: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99), maxMs: times.at(-1)! };
 }
 
+/** `database`: 'file' (a SQLite file of its own) or a PostgreSQL URL. */
 export async function measureClaimBacklog(
-  database: 'file' | string,
+  database: string,
   backlog: Backlog,
   options: { claims: number; seconds: number },
 ): Promise<BacklogFigures> {
