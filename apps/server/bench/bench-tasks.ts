@@ -17,7 +17,7 @@ import { measurePeer, peerFailures, peerReport } from './peer-phase.ts';
 
 const program = new Command()
   .option('--seconds <n>', 'length of each load run', '10')
-  .option('--pollers <n>', 'concurrent tasks/get pollers', '100')
+  .option('--pollers <n>', 'concurrent tasks/get pollers (100; 50 with --store postgres|both)')
   .option('--creators <n>', 'concurrent reflow_month callers', '10')
   .option('--burst <n>', 'clients starting a reflow at once, for the polling-rate comparison', '20')
   .option('--base-ms <n>', 'POLL_INTERVAL_MS for the polling-rate comparison', '1000')
@@ -32,12 +32,12 @@ const program = new Command()
   )
   .option(
     '--only <phases>',
-    'comma-separated: get, create, rate, listen, peer (sqlite); create, get, claim (postgres, both)',
+    'comma-separated: get, create, rate, listen, peer (sqlite); create, get, backlog, claim (postgres, both)',
   )
   .parse();
 const opts = program.opts<{
   seconds: string;
-  pollers: string;
+  pollers?: string;
   creators: string;
   burst: string;
   baseMs: string;
@@ -62,7 +62,7 @@ if (opts.postgresUrl && opts.store === 'sqlite') {
   process.exit(2);
 }
 const seconds = Number(opts.seconds);
-const pollers = Number(opts.pollers);
+const pollers = Number(opts.pollers ?? (opts.store === 'sqlite' ? 100 : 50));
 const creators = Number(opts.creators);
 const burstClients = Number(opts.burst);
 const baseMs = Number(opts.baseMs);

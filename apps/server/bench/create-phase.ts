@@ -12,6 +12,8 @@ export interface StorageSetup {
   database: BenchDatabase;
   /** SQLite's; a PostgreSQL commit is synchronous_commit=on whatever this says. */
   synchronous: 'FULL' | 'NORMAL';
+  /** WORKERS=0: an accept-only node, so no solver shares the cores with the create measured. */
+  acceptOnly?: boolean;
 }
 
 export const STORAGE_SETUPS: StorageSetup[] = [
@@ -27,11 +29,11 @@ export async function measureCreate(
 ): Promise<LoadFigures> {
   const server = await startBenchServer(scenario.site, {
     database: setup.database,
-    env: { SQLITE_SYNCHRONOUS: setup.synchronous },
+    env: { SQLITE_SYNCHRONOUS: setup.synchronous, ...(setup.acceptOnly ? { WORKERS: '0' } : {}) },
   });
   try {
     const next = reflowStream(scenario);
-    // Saturate the pool first: the measured creates queue behind work already running.
+    // Saturate the pool first (when it has workers): the measured creates queue behind work already running.
     for (let i = 0; i < 20; i++) await createReflowTask(server.mcpUrl, next());
     return await runLoad({
       url: server.mcpUrl,

@@ -1,7 +1,9 @@
 // bench:tasks --store postgres|both: the two stores side by side in one run, on this machine.
-// Durable create on SQLite (synchronous=FULL) and on PostgreSQL (synchronous_commit=on, fsync on);
-// tasks/get through one node and through two nodes sharing one PostgreSQL, next to one SQLite
-// node; and the time from a create on one node to the claim on another, idle one.
+// Durable create on SQLite (synchronous=FULL) and on PostgreSQL (synchronous_commit=on, fsync on),
+// accept-only nodes, next to node-postgres alone on the same server (one INSERT; the create-like
+// transaction); tasks/get through one node and through two nodes sharing one PostgreSQL, next to one
+// SQLite node and to node-postgres' SELECT by key; the claim with a backlog of queued and finished
+// tasks; and the time from a create on one node to the claim on another, idle one.
 import Table from 'cli-table3';
 import type { Scenario } from '@reflow/seed';
 import type { BenchDatabase } from './bench-server.ts';
@@ -10,9 +12,21 @@ import { measureCreate, STORAGE_SETUPS } from './create-phase.ts';
 import { startBenchPostgres, type BenchPostgres } from './durable-postgres.ts';
 import type { LoadFigures } from './load.ts';
 import { measureNodesPolling } from './nodes-polling-phase.ts';
+import { measurePostgresAlone } from './postgres-alone-phase.ts';
+import { measureClaimBacklog, type Backlog, type BacklogFigures } from './claim-backlog-phase.ts';
 
 export type BenchStore = 'sqlite' | 'postgres';
-export const STORE_PHASES = ['create', 'get', 'claim'] as const;
+export const STORE_PHASES = ['create', 'get', 'backlog', 'claim'] as const;
+
+/** The backlog the claim is timed under (issue 27's figure), and the same with a blocking scope holder. */
+const BACKLOGS: { label: string; backlog: Backlog }[] = [
+  { label: '10,000 queued, 100,000 finished', backlog: { queued: 10_000, finished: 100_000, blocked: 0 } },
+  {
+    label: 'same, the oldest 1,000 queued blocked by one scope holder',
+    backlog: { queued: 10_000, finished: 100_000, blocked: 1_000 },
+  },
+];
+const CLAIMS_TIMED = 300;
 
 export interface StoreComparisonOptions {
   stores: BenchStore[];
@@ -61,7 +75,7 @@ export async function compareStores(
 
     if (options.phases.has('create')) {
       const rows: { label: string; figures: LoadFigures }[] = [];
-      const sqliteFull = STORAGE_SETUPS[0];
+      const sqliteFull = { ...STORAGE_SETUPS[0], acceptOnly: true };
       const connections = { connections: options.creators, seconds: options.seconds };
       if (onSqlite) {
         process.stderr.write(
@@ -74,10 +88,26 @@ export async function compareStores(
       }
       if (postgres) {
         process.stderr.write(`create: PostgreSQL, ${options.creators} callers × ${options.seconds} s…\n`);
-        const setup = { label: 'PostgreSQL', database: await fresh(), synchronous: 'FULL' as const };
+        const setup = {
+          label: 'PostgreSQL',
+          database: await fresh(),
+          synchronous: 'FULL' as const,
+          acceptOnly: true,
+        };
+        const ours = await measureCreate(scenario, setup, connections);
+        rows.push({ label: 'PostgreSQL, synchronous_commit=on (fsync on)', figures: ours });
+        process.stderr.write(`create: node-postgres alone, ${options.creators} clients × ${options.seconds} s…\n`);
+        const alone = { clients: options.creators, seconds: options.seconds };
         rows.push({
-          label: 'PostgreSQL, synchronous_commit=on (fsync on)',
-          figures: await measureCreate(scenario, setup, connections),
+          label: 'node-postgres alone: one INSERT',
+          figures: await measurePostgresAlone(await fresh(), 'insert', alone),
+        });
+        const createLike = await measurePostgresAlone(await fresh(), 'create-like', alone);
+        rows.push({ label: 'node-postgres alone: BEGIN, 2 INSERTs, pg_notify, COMMIT', figures: createLike });
+        verdicts.push({
+          text: `PostgreSQL create ${pct(ours.perSecond, createLike.perSecond)} of node-postgres' create-like transaction (${Math.round(ours.perSecond)} vs ${Math.round(createLike.perSecond)}/s)`,
+          ok: ours.perSecond >= 0.5 * createLike.perSecond,
+          target: '≥ 50 %',
         });
       }
       const base = rows[0].figures;
@@ -87,9 +117,14 @@ export async function compareStores(
       });
       for (const r of rows) table.push(load(r.label, r.figures, `${(r.figures.p99Ms / base.p99Ms).toFixed(2)}×`));
       console.log(
-        `\nDurable create: reflow_month → CreateTaskResult, ${options.creators} concurrent callers, both workers busy, the commit durable before the answer\n${table.toString()}`,
+        `\nDurable create: reflow_month → CreateTaskResult, ${options.creators} concurrent callers, accept-only nodes (WORKERS=0), the commit durable before the answer; node-postgres alone on the same server for reference\n${table.toString()}`,
       );
-      if (rows.length === 2) {
+      if (onSqlite && postgres) {
+        verdicts.push({
+          text: `PostgreSQL create ${pct(rows[1].figures.perSecond, base.perSecond)} of SQLite's (${Math.round(rows[1].figures.perSecond)} vs ${Math.round(base.perSecond)}/s, ${options.creators} clients)`,
+          ok: rows[1].figures.perSecond >= 0.5 * base.perSecond,
+          target: '≥ 50 %',
+        });
         const ratio = rows[1].figures.p99Ms / base.p99Ms;
         verdicts.push({
           text: `PostgreSQL durable create p99 ${ratio.toFixed(2)}× SQLite synchronous=FULL (${ms(rows[1].figures.p99Ms)} vs ${ms(base.p99Ms)} ms; p50 ${(rows[1].figures.p50Ms / base.p50Ms).toFixed(2)}×)`,
@@ -117,6 +152,14 @@ export async function compareStores(
         rows.push({ label: 'PostgreSQL, one node', figures: one });
         two = await measureNodesPolling(scenario, await fresh(), 2, connections);
         rows.push({ label: 'PostgreSQL, two nodes (pollers split between them)', figures: two });
+        process.stderr.write(`tasks/get: node-postgres alone, ${options.pollers} clients × ${options.seconds} s…\n`);
+        rows.push({
+          label: 'node-postgres alone: one SELECT by key',
+          figures: await measurePostgresAlone(await fresh(), 'select', {
+            clients: options.pollers,
+            seconds: options.seconds,
+          }),
+        });
       }
       const base = rows[0];
       const table = new Table({ head: ['', 'req/s', 'p50 ms', 'p99 ms', 'failed', `vs ${base.label}`], style });
@@ -125,14 +168,45 @@ export async function compareStores(
         `\ntasks/get, ${options.pollers} concurrent pollers on ${options.pollers} queued tasks (accept-only nodes, WORKERS=0); every node, PostgreSQL and the load tool share this machine's cores\n${table.toString()}`,
       );
       if (one && two)
-        notes.push(
-          `tasks/get through two PostgreSQL nodes: ${pct(two.perSecond, one.perSecond)} of one node's throughput (both nodes on the same cores)`,
-        );
+        verdicts.push({
+          text: `tasks/get through two PostgreSQL nodes: ${pct(two.perSecond, one.perSecond)} of one node's throughput (both nodes, PostgreSQL and the load tool on the same cores)`,
+          ok: two.perSecond >= 1.5 * one.perSecond,
+          target: '≥ 150 %',
+        });
       if (onSqlite && one)
-        notes.push(
-          `tasks/get through one PostgreSQL node: ${pct(one.perSecond, base.figures.perSecond)} of one SQLite node's`,
-        );
+        verdicts.push({
+          text: `tasks/get through one PostgreSQL node: ${pct(one.perSecond, base.figures.perSecond)} of one SQLite node's`,
+          ok: one.perSecond >= 0.6 * base.figures.perSecond,
+          target: '≥ 60 %',
+        });
       failures += rows.reduce((n, r) => n + r.figures.failed, 0);
+    }
+
+    if (options.phases.has('backlog')) {
+      const rows: { label: string; figures: BacklogFigures }[] = [];
+      const timing = { claims: CLAIMS_TIMED, seconds: options.seconds };
+      for (const { label, backlog } of BACKLOGS) {
+        if (onSqlite) {
+          process.stderr.write(`backlog: SQLite, ${label}…\n`);
+          rows.push({ label: `SQLite, ${label}`, figures: await measureClaimBacklog('file', backlog, timing) });
+        }
+        if (postgres) {
+          process.stderr.write(`backlog: PostgreSQL, ${label}…\n`);
+          const figures = await measureClaimBacklog(await fresh(), backlog, timing);
+          rows.push({ label: `PostgreSQL, ${label}`, figures });
+          verdicts.push({
+            text: `PostgreSQL claim with ${label}: p50 ${ms(figures.p50Ms)} ms, p99 ${ms(figures.p99Ms)} ms (${figures.claims} claims)`,
+            ok: figures.p99Ms < 5,
+            target: 'p99 < 5 ms',
+          });
+        }
+      }
+      const table = new Table({ head: ['backlog', 'claims', 'p50 ms', 'p99 ms', 'max ms'], style });
+      for (const r of rows)
+        table.push([r.label, r.figures.claims, ms(r.figures.p50Ms), ms(r.figures.p99Ms), ms(r.figures.maxMs)]);
+      console.log(
+        `\nOne claim through the store (claimNext, one at a time, at most ${CLAIMS_TIMED} or ${options.seconds} s), tables filled with SQL\n${table.toString()}`,
+      );
     }
 
     if (options.phases.has('claim')) {
