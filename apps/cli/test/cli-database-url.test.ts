@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { openPostgresStore, type PostgresStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
-import { bin, root } from './cli-helpers.ts';
+import { reflowArgv, root } from './cli-helpers.ts';
 
 const run = (command: string, args: string[], env: Record<string, string> = {}, input?: string) =>
   spawnSync(command, args, {
@@ -18,7 +18,7 @@ const run = (command: string, args: string[], env: Record<string, string> = {}, 
     timeout: 120_000,
   });
 const reflow = (args: string[], env?: Record<string, string>, input?: string) =>
-  run(process.execPath, [bin, ...args], env, input);
+  run(process.execPath, [...reflowArgv, ...args], env, input);
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let store: PostgresStore;

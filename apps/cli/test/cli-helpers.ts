@@ -16,8 +16,8 @@ import { builtEntry } from '../../../scripts/test-build.mjs';
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** `reflow` as node runs it: under `npm test` the run's bundle (scripts/test-build.mjs), else the checkout's bin. */
 const command = builtEntry('cli') ?? [process.execPath, join(root, 'apps/cli/bin/reflow.mjs')];
-export const bin = command[command.length - 1];
-const nodeArgs = command.slice(1, -1);
+/** node's arguments that run `reflow` (its flags, then the script): `node ...reflowArgv, ...args`. */
+export const reflowArgv = command.slice(1);
 
 export const scratch = () => mkdtempSync(join(tmpdir(), 'reflow-cli-client-'));
 
@@ -66,7 +66,7 @@ function track(child: ChildProcess): void {
 
 /** Starts `reflow …` without blocking this process (the servers under test live in it). */
 export function reflow(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
+  const child = spawn(process.execPath, [...reflowArgv, ...args], {
     cwd: root,
     env: { ...process.env, REFLOW_STATE_FILE: '', ...env },
   });
@@ -93,7 +93,7 @@ export async function until<T>(what: string, check: () => T | undefined, timeout
 /** Runs the CLI to its end without blocking this process's event loop (an in-process server answers from it). */
 export async function runReflow(args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
   try {
-    const run = promisify(execFile)(process.execPath, [...nodeArgs, bin, ...args], {
+    const run = promisify(execFile)(process.execPath, [...reflowArgv, ...args], {
       cwd: root,
       env: { ...process.env, REFLOW_URL: '', REFLOW_TOKEN: '' },
     });

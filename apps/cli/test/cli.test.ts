@@ -10,7 +10,7 @@ import { openStore, type Store } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
 import { testSql } from '../../../scripts/test-sql.mjs';
-import { bin, root } from './cli-helpers.ts';
+import { reflowArgv, root } from './cli-helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'reflow-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +23,7 @@ const run = (command: string, args: string[], env: Record<string, string> = {}) 
     env: { ...process.env, DATABASE_URL: '', DATABASE_PATH: '', ...env },
     timeout: 120_000,
   });
-const reflow = (args: string[], env?: Record<string, string>) => run(process.execPath, [bin, ...args], env);
+const reflow = (args: string[], env?: Record<string, string>) => run(process.execPath, [...reflowArgv, ...args], env);
 
 test('reflow import creates and migrates the database, refuses to mix, and a bad file changes nothing', async (t) => {
   // SQLite: a file not yet there, named by $DATABASE_PATH. PostgreSQL: an empty database, named by --database-url.
