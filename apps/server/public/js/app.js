@@ -6,7 +6,7 @@ import { setUpReflowForm } from './reflow-form.js';
 import { renderClusterLine } from './cluster-line.js';
 
 const $ = (id) => document.getElementById(id);
-/** @type {{ status: string, kind: string, since: string, tasks: any[], cursor: string | null | undefined, older: any[], pollMs: number, selected: string | null, detail: unknown, monthCache: Map<string, any>, timer: number | ReturnType<typeof setTimeout>, authBlocked: boolean }} */
+/** @type {{ status: string, kind: string, since: string, tasks: any[], cursor: string | null | undefined, older: any[], pollMs: number, selected: string | null, detailEpoch: number, detail: unknown, monthCache: Map<string, any>, timer: number | ReturnType<typeof setTimeout>, authBlocked: boolean }} */
 const state = {
   status: '',
   /** 'operator' while the "Awaiting approval" filter is on. */
@@ -18,6 +18,8 @@ const state = {
   older: [],
   pollMs: 1000,
   selected: null,
+  /** Bumped whenever an answer in flight for the detail stops being the one to show. */
+  detailEpoch: 0,
   detail: null,
   monthCache: new Map(),
   timer: 0,
@@ -81,14 +83,29 @@ async function refreshList() {
   $('load-more').classList.toggle('hidden', !state.cursor);
 }
 
+/**
+ * Ticks overlap (a hash change starts one while another waits on the server), so an answer is
+ * used only if nothing moved on meanwhile: another task opened, or a revert or applied plan
+ * made the cached month stale. Without this, a late answer repaints the task just left, or
+ * caches that month's bookings from before the revert.
+ */
+const detailIsCurrent = (epoch) => epoch === state.detailEpoch;
+function moveOn() {
+  state.detailEpoch += 1;
+  state.monthCache.clear();
+}
+
 async function refreshDetail() {
   if (!state.selected) return;
+  const epoch = state.detailEpoch;
   const detail = await api.task(state.selected);
+  if (!detailIsCurrent(epoch)) return;
   let month;
   if (detail.reflow) {
     const key = `${detail.reflow.month}|${detail.task.taskId}|${detail.task.status}`; // bookings change only when a task ends
     if (!state.monthCache.has(key)) {
       const [rooms, bookings] = await Promise.all([api.rooms(), api.bookings(detail.reflow.month)]);
+      if (!detailIsCurrent(epoch)) return;
       state.monthCache.clear();
       state.monthCache.set(key, { rooms, bookings: bookings.bookings });
     }
@@ -164,7 +181,7 @@ const reject = (taskId, reason) => decide(api.reject, taskId, reason);
 async function revert(taskId) {
   try {
     const task = await api.revert(taskId);
-    state.monthCache.clear();
+    moveOn();
     location.hash = `task=${task.taskId}`;
   } catch (error) {
     if (!error?.code) return handleFailure(error);
@@ -176,7 +193,7 @@ async function revert(taskId) {
 async function applyPlan(taskId) {
   try {
     const task = await api.applyPlan(taskId);
-    state.monthCache.clear();
+    moveOn();
     location.hash = `task=${task.taskId}`;
   } catch (error) {
     if (!error?.code) return handleFailure(error);
@@ -195,7 +212,9 @@ async function downloadChanges(taskId, format) {
 
 function route() {
   const match = /^#task=(tsk_[0-9a-zA-Z]+)$/.exec(location.hash);
-  state.selected = match ? match[1] : null;
+  const selected = match ? match[1] : null;
+  if (selected !== state.selected) state.detailEpoch += 1;
+  state.selected = selected;
   if (!state.selected) renderNoTaskChosen($('detail'));
   void tick();
 }

@@ -157,6 +157,9 @@ test('stdio, 2025-11-25: the connection gets notifications/tasks/status for a ta
     if (n.method === 'notifications/tasks/status') statuses.push(n.params);
     wake();
   };
+  // What the child said, for the failure message if it stops early.
+  let childStderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (childStderr += chunk.toString()));
   await client.connect(transport);
   t.after(() => client.close());
   assert.equal(client.getProtocolEra(), 'legacy');
@@ -168,10 +171,14 @@ test('stdio, 2025-11-25: the connection gets notifications/tasks/status for a ta
   const { taskId } = created.task;
   const deadline = Date.now() + 60_000;
   while (!statuses.some((s) => s.taskId === taskId && s.status === 'completed')) {
-    assert.ok(Date.now() < deadline, `no completed status in 60 s; got ${JSON.stringify(statuses)}`);
+    assert.ok(
+      Date.now() < deadline,
+      `no completed status in 60 s; got ${JSON.stringify(statuses)}; the server's stderr: ${childStderr}`,
+    );
+    // A kept (not unref'd) timer: if the child dies, the loop still comes back here to fail with the reason.
     await new Promise<void>((resolve) => {
       wake = resolve;
-      setTimeout(resolve, 1_000).unref();
+      setTimeout(resolve, 1_000);
     });
   }
   const mine = statuses.filter((s) => s.taskId === taskId);
