@@ -111,7 +111,8 @@ export class SqliteStore implements Store {
     return {
       register: (node) => this.#write(() => q().nodes.register(node, clock())),
       heartbeat: (id, running) => this.#write(() => q().nodes.heartbeat(id, running, clock())),
-      reapLapsed: (lapseMs, message) => this.#write(() => q().nodes.reapLapsed(lapseMs, clock(), message)),
+      reapLapsed: (lapseMs, message, reaper) =>
+        this.#write(() => q().nodes.reapLapsed(lapseMs, clock(), message, reaper)),
       list: () => run(() => q().nodes.list()),
       unregister: (id, message) => this.#write(() => q().nodes.unregister(id, clock(), message)),
     };

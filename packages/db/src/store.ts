@@ -212,8 +212,10 @@ export interface NodeStore {
   /**
    * Declares dead every node whose heartbeat is older than `lapseMs` by the store's clock: removes it
    * and releases its claims (each with an event saying so), in one transaction. Returns their ids.
+   * Never `reaper` itself: a node that stalled between its own heartbeat and the reap would find
+   * its heartbeat lapsed and release its own running attempts; the other nodes judge it instead.
    */
-  reapLapsed(lapseMs: number, message: string): Promise<string[]>;
+  reapLapsed(lapseMs: number, message: string, reaper?: string): Promise<string[]>;
   /** The nodes in the order they started (ties by id). */
   list(): Promise<NodeInfo[]>;
   /** A clean shutdown: the node's claims are released and its row removed. */

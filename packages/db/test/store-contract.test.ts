@@ -525,7 +525,13 @@ for (const kind of STORE_KINDS) {
       assert.ok(Math.abs(listed[0].heartbeatAt - store.clock()) < 2000);
       await sleep(400);
       assert.equal(await store.nodes.heartbeat('node-2', [b.id]), true);
-      assert.deepEqual(await store.nodes.reapLapsed(300, 'Node node-1 stopped beating'), ['node-1']);
+      assert.deepEqual(
+        await store.nodes.reapLapsed(300, 'node-1 judging', 'node-1'),
+        [],
+        'a node never reaps itself (stalled after its own beat, it is left to the others)',
+      );
+      assert.equal((await store.tasks.get(a.id))?.claimedBy, 'node-1');
+      assert.deepEqual(await store.nodes.reapLapsed(300, 'Node node-1 stopped beating', 'node-2'), ['node-1']);
       assert.deepEqual(await store.nodes.reapLapsed(300, 'again'), []);
       assert.equal((await store.tasks.get(a.id))?.claimedBy, null, 'the dead node’s claim is released');
       assert.equal((await store.tasks.get(b.id))?.claimedBy, 'node-2');

@@ -438,7 +438,8 @@ export class TaskEngine {
 
   /**
    * Fails tasks out of attempts, deletes expired ones, and takes over the tasks of dead nodes: this
-   * node first proves itself alive (a stalled node never reaps itself), and judges others only once
+   * node first proves itself alive (and the store never reaps the reaper: a stall between its beat and
+   * the reap must not release its own running attempts), and judges others only once
    * it has watched the store for a whole lease (back from an outage, it saw nobody's heartbeats);
    * then every node whose heartbeat lapsed for a lease is declared dead and its claims released,
    * tasks out of attempts are given up, and it claims.
@@ -451,6 +452,7 @@ export class TaskEngine {
         const dead = await this.store.nodes.reapLapsed(
           this.#o.leaseMs,
           'The node running this attempt stopped answering; the task waits for the next worker',
+          this.instanceId,
         );
         if (dead.length > 0)
           this.#o.logger.warn({ nodes: dead }, 'took over the tasks of nodes whose heartbeat lapsed');

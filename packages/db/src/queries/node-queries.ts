@@ -1,5 +1,5 @@
 // The nodes sharing the database and their heartbeats; a lapsed heartbeat releases the node's claims.
-import { eq, inArray, lt } from 'drizzle-orm';
+import { and, eq, inArray, lt, ne } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { nodes } from '../schema/index.ts';
 import { taskClaimQueries } from './task-claim-queries.ts';
@@ -21,12 +21,12 @@ export function nodeQueries(db: Db) {
       return db.update(nodes).set({ heartbeatAt: now, running }).where(eq(nodes.id, id)).run().changes === 1;
     },
 
-    reapLapsed(lapseMs: number, now: number, message: string): string[] {
+    reapLapsed(lapseMs: number, now: number, message: string, reaper?: string): string[] {
       return immediate(() => {
         const dead = db
           .select({ id: nodes.id })
           .from(nodes)
-          .where(lt(nodes.heartbeatAt, now - lapseMs))
+          .where(and(lt(nodes.heartbeatAt, now - lapseMs), reaper === undefined ? undefined : ne(nodes.id, reaper)))
           .all()
           .map((n) => n.id);
         if (dead.length === 0) return dead;

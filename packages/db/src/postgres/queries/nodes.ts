@@ -1,6 +1,6 @@
 // The nodes sharing the database, with heartbeats on the database's clock; a lapsed heartbeat
 // (judged on the same clock) releases the node's claims.
-import { asc, eq, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, lt, ne, sql } from 'drizzle-orm';
 import type { NodeStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { nodes } from '../schema/index.ts';
@@ -31,12 +31,17 @@ export function nodeQueries(db: PgDb, onDatabaseTime: (dbNow: number, sentAt: nu
      * One transaction: the DELETE re-checks the lapse on each row it removes, so two survivors
      * reaping at once each release a dead node's claims once, and a node that beat meanwhile stays.
      */
-    reapLapsed: (lapseMs, message) =>
+    reapLapsed: (lapseMs, message, reaper) =>
       db.transaction(async (tx) => {
         const dead = (
           await tx
             .delete(nodes)
-            .where(lt(nodes.heartbeatAt, sql`${NOW_MS} - ${lapseMs}::bigint`))
+            .where(
+              and(
+                lt(nodes.heartbeatAt, sql`${NOW_MS} - ${lapseMs}::bigint`),
+                reaper === undefined ? undefined : ne(nodes.id, reaper),
+              ),
+            )
             .returning({ id: nodes.id })
         ).map((n) => n.id);
         await releaseClaimsIn(tx, dead, message);
