@@ -18,6 +18,24 @@ import { reflowOn, rpc, startTestServer, TASKS, waitForTaskStatus } from '../hel
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const bin = join(root, 'apps/cli/bin/reflow.mjs');
 
+/**
+ * Reads the child's stderr as it comes (an unread pipe fills and stalls the child's logging) and
+ * keeps the end of it; if the child ends while the test still waits, says so with that end, since
+ * the wait itself then fails only as "the event loop has already resolved".
+ */
+function watchChild(transport: StdioClientTransport, client: Client) {
+  let tail = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-8_000)));
+  let closing = false;
+  client.onclose = () => {
+    if (!closing) console.error(`the reflow mcp child ended early; the end of its stderr:\n${tail}`);
+  };
+  return {
+    stderr: () => tail,
+    closing: () => (closing = true),
+  };
+}
+
 /** The official Client and ext-tasks session (which creates the tasks), declaring the Tasks extension, on `reflow mcp` over a database (SQLite file or PostgreSQL URL). */
 async function stdioClient(location: string, workers: number) {
   const database = /^postgres(ql)?:\/\//.test(location) ? ['--database-url', location] : ['--database', location];
@@ -41,6 +59,7 @@ async function stdioClient(location: string, workers: number) {
     notifications.push(n);
     for (const wake of waiters) wake();
   };
+  const child = watchChild(transport, client);
   await client.connect(transport);
   const session = createTaskSessionFromClient(client, {
     endpointId: 'stdio',
@@ -83,7 +102,11 @@ async function stdioClient(location: string, workers: number) {
     const subscription = await client.listen({ taskIds } as never);
     return { subscription, honoured: acks.at(-1)?.params.notifications.taskIds as string[] };
   };
-  return { client, notifications, until, createTask, listen };
+  const close = async () => {
+    child.closing();
+    await client.close();
+  };
+  return { client, close, notifications, until, createTask, listen };
 }
 
 const taskNotifications = (notifications: any[], taskId: string) =>
@@ -92,8 +115,8 @@ const taskNotifications = (notifications: any[], taskId: string) =>
 test('stdio: a listener gets notifications/tasks up to completed for a task created on its connection, unknown ids left out', async (t) => {
   const database = await freshTestDatabase();
   t.after(() => database.drop());
-  const { client, notifications, until, createTask, listen } = await stdioClient(database.location, 2);
-  t.after(() => client.close());
+  const { close, notifications, until, createTask, listen } = await stdioClient(database.location, 2);
+  t.after(close);
 
   const created = await createTask(9);
   const { subscription, honoured } = await listen([created.taskId, 'tsk_unknown_0000']);
@@ -121,8 +144,8 @@ test('stdio: a task run by another process on the same store is pushed as it cha
   // The stdio server runs nothing itself (no workers): an HTTP server on the same data runs the task.
   const runner = await startTestServer({ POLL_INTERVAL_MS: '100' });
   t.after(() => runner.close());
-  const { client, notifications, until, createTask, listen } = await stdioClient(runner.databasePath, 0);
-  t.after(() => client.close());
+  const { close, notifications, until, createTask, listen } = await stdioClient(runner.databasePath, 0);
+  t.after(close);
 
   const created = await createTask(10);
   const { honoured } = await listen([created.taskId]);
@@ -157,11 +180,12 @@ test('stdio, 2025-11-25: the connection gets notifications/tasks/status for a ta
     if (n.method === 'notifications/tasks/status') statuses.push(n.params);
     wake();
   };
-  // What the child said, for the failure message if it stops early.
-  let childStderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (childStderr += chunk.toString()));
+  const child = watchChild(transport, client);
   await client.connect(transport);
-  t.after(() => client.close());
+  t.after(async () => {
+    child.closing();
+    await client.close();
+  });
   assert.equal(client.getProtocolEra(), 'legacy');
   const anyJson = { '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) } };
   const created = (await client.request(
@@ -173,7 +197,7 @@ test('stdio, 2025-11-25: the connection gets notifications/tasks/status for a ta
   while (!statuses.some((s) => s.taskId === taskId && s.status === 'completed')) {
     assert.ok(
       Date.now() < deadline,
-      `no completed status in 60 s; got ${JSON.stringify(statuses)}; the server's stderr: ${childStderr}`,
+      `no completed status in 60 s; got ${JSON.stringify(statuses)}; the end of the server's stderr: ${child.stderr()}`,
     );
     // A kept (not unref'd) timer: if the child dies, the loop still comes back here to fail with the reason.
     await new Promise<void>((resolve) => {
