@@ -1,81 +1,126 @@
-// The fence through two real servers on one database: one is solving a reflow when its lease lapses
-// (as after a long stall) and the other takes the task over. The first attempt keeps solving and
-// tries to commit *while* the second runs; it must write nothing: the task completes once, by
-// attempt 2, and the bookings hold exactly the moves its result reports.
+// The fence through two real server processes on one database: one is solving a reflow when it
+// stalls (SIGSTOP) past its lease, and the other takes the task over. The first attempt, thawed,
+// keeps solving and tries to commit *while* the second runs; it must write nothing: the task
+// completes once, by attempt 2, and the bookings hold exactly the moves its result reports.
+// The order is forced, not hoped for: the second server is frozen as soon as it has claimed, so
+// attempt 2 is still running when attempt 1 goes on; it is thawed once attempt 1 has ended.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { Store } from '@reflow/db';
+import { pollFor, startServerProcess, type ServerProcess } from './crash-harness.ts';
 import { checkInvariants, readBookings } from '../helpers/booking-invariants.ts';
-import { rpc, startTestServer, waitForTaskStatus } from '../helpers/test-server.ts';
-import { testSql } from '../../../../scripts/test-sql.mjs';
+import { openTestStore, rpc, waitForTaskStatus } from '../helpers/test-server.ts';
+import { freshTestDatabase } from '../../../../scripts/test-store.mjs';
+import { testSql, type TestSql } from '../../../../scripts/test-sql.mjs';
 
+/** Windows to try in turn; a try is inconclusive only when a frozen server held a write (see below). */
 const TRIES = ['2026-09-07', '2026-09-14', '2026-09-21'];
 
-/** Polls until `probe` returns a value; throws at the deadline. */
-async function pollUntil<T>(
-  probe: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(2);
+const freeze = (server: ServerProcess) => process.kill(server.pid, 'SIGSTOP');
+const thaw = (server: ServerProcess) => process.kill(server.pid, 'SIGCONT');
+
+/** Whether the server logged the end of the task's attempt (finished, released, discarded or failed). */
+function attemptEnded(server: ServerProcess, taskId: string, attempt: number): boolean {
+  return server
+    .output()
+    .split('\n')
+    .some((line) => {
+      if (!line.includes(taskId)) return false;
+      try {
+        const entry = JSON.parse(line) as { taskId?: string; attempt?: number; msg?: string };
+        return (
+          entry.taskId === taskId &&
+          entry.attempt === attempt &&
+          /^task (attempt (finished|released|discarded)|failed|parked)/.test(entry.msg ?? '')
+        );
+      } catch {
+        return false;
+      }
+    });
+}
+
+/**
+ * Lapses the attempt's lease in the database, a minute back (PostgreSQL judges leases by its own
+ * clock), with its server frozen so it cannot resume it. A server frozen inside a write holds the
+ * row (PostgreSQL) or the file (SQLite): then it is thawed a moment and frozen again.
+ */
+async function stallPastLease(server: ServerProcess, sql: TestSql, taskId: string, attempt: number): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    freeze(server);
+    const staged = sql.run(
+      'UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempt = ?',
+      Date.now() - 60_000,
+      taskId,
+      attempt,
+    );
+    const done = await pollFor(() => staged.then(() => true), 2_000, 50);
+    if (done) {
+      assert.equal(await staged, 1, `attempt ${attempt} of ${taskId} still holds the task`);
+      return;
+    }
+    thaw(server);
+    await staged;
+    assert.ok(tries < 5, 'the frozen server held a write each time');
   }
 }
 
 test('a superseded attempt that commits while the new attempt runs is refused; the task completes once, by attempt 2', async (t) => {
-  const a = await startTestServer();
-  t.after(() => a.close());
-  const b = await startTestServer({}, a.databasePath);
-  t.after(() => b.close({ keepDatabase: true }));
-  // A stall is staged by lapsing the lease in the database itself, behind both engines' backs.
-  const sql = await testSql(a.services.store);
-  const tasks = a.services.store.tasks;
-  const servers = [a, b];
-  let overlapped = 0;
-  // The stale commit must land while attempt 2 still runs; should attempt 2 ever finish first,
-  // the next window tries again (bounded).
+  const database = await freshTestDatabase();
+  // A: the first claimant (the only server when a task is created, so its attempt 1 is A's).
+  const a = await startServerProcess(database.location, {}, true);
+  let b: ServerProcess | undefined;
+  let store: Store | undefined;
+  t.after(async () => {
+    for (const server of [a, b]) if (server && !server.dead) thaw(server);
+    await b?.kill();
+    await a.kill();
+    await store?.close();
+    await database.drop();
+  });
+  store = await openTestStore(database.location);
+  const sql = await testSql(store);
+  const tasks = store.tasks;
   const before = await readBookings(sql);
+  let overlapped = 0;
   for (const from of TRIES) {
     const to = `2026-09-${String(Number(from.slice(-2)) + 6).padStart(2, '0')}`;
     const args = { month: '2026-09', offline_rooms: ['studio-b'], from, to };
     const { body } = await rpc(a.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: args });
     const taskId: string = body.result.taskId;
     const events = () => tasks.events(taskId);
-    // Attempt 1 has read its snapshot and is about to solve (its first progress event).
-    await pollUntil(
+    // Attempt 1 has read its snapshot and is solving (its first progress event)...
+    const solving = await pollFor(
       async () => (await events()).find((e) => e.attempt === 1 && e.kind === 'progress'),
-      'attempt 1 to solve',
+      20_000,
+      2,
     );
-    const claimant = (await tasks.get(taskId))!.claimedBy;
-    const old = servers.find((s) => s.services.engine.instanceId === claimant)!;
-    const next = servers.find((s) => s !== old)!;
-    // Its lease lapses; the other server claims the task: attempt 2. (A minute back, so it has
-    // lapsed by the database's clock too, which PostgreSQL judges leases by.) A claim can miss it
-    // for a moment: on PostgreSQL a claim skips a row another transaction holds (attempt 1's
-    // progress write), and attempt 1's heartbeat may renew the lease before the claim. So the lapse
-    // is staged again until a claim takes it (attempt 1 still holds it in between).
-    const claimed = await pollUntil(async () => {
-      const lapsed = await sql.run(
-        'UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempt = 1',
-        Date.now() - 60_000,
-        taskId,
-      );
-      if (lapsed === 1) await next.services.engine.kick();
-      const row = (await tasks.get(taskId))!;
-      assert.equal(row.status, 'working', 'attempt 1 ended before its lapse was staged');
-      return row.attempt === 2 ? row : undefined;
-    }, 'the other server to claim the task');
-    assert.deepEqual([claimed.attempt, claimed.claimedBy], [2, next.services.engine.instanceId]);
-
-    // Attempt 1 solves on, then tries to commit.
-    await pollUntil(() => (old.services.engine.runningCount === 0 ? true : undefined), 'attempt 1 to end');
+    assert.ok(solving, 'attempt 1 started solving');
+    const first = (await tasks.get(taskId))!;
+    assert.equal(first.attempt, 1);
+    // ...when A stalls past its lease. B starts and claims the lapsed task at once: attempt 2.
+    await stallPastLease(a, sql, taskId, 1);
+    b = await startServerProcess(database.location, {}, true);
+    const claimed = await pollFor(
+      async () => {
+        const row = (await tasks.get(taskId))!;
+        return row.attempt === 2 ? row : undefined;
+      },
+      20_000,
+      2,
+    );
+    assert.ok(claimed, 'server B claimed the lapsed task');
+    // B is frozen at once, so attempt 2 is still running while A, thawed, goes on with attempt 1.
+    freeze(b);
+    assert.ok(claimed.claimedBy && claimed.claimedBy !== first.claimedBy, 'attempt 2 is B’s');
+    thaw(a);
+    // Attempt 1 solves on, then tries to commit, and ends. (Should B have been frozen inside a
+    // write, attempt 1's writes wait on it; that try is inconclusive and the next window tries again.)
+    const ended = (await pollFor(() => attemptEnded(a, taskId, 1) || undefined, 20_000, 20)) ?? false;
     const during = (await tasks.get(taskId))!;
-    const attempt2StillRunning = during.status === 'working' && next.services.engine.runningCount === 1;
-    const done = await waitForTaskStatus(next.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
+    const attempt2StillRunning =
+      ended && during.status === 'working' && during.attempt === 2 && during.claimedBy === claimed.claimedBy;
+    thaw(b);
+    const done = await waitForTaskStatus(b.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
     const finishes = (await events()).filter((e) => ['completed', 'failed'].includes(e.kind));
     assert.deepEqual(
       finishes.map((e) => [e.kind, e.attempt]),
@@ -86,11 +131,14 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     // The bookings are the before-state plus exactly the audited moves of each completed task,
     // and this task's audit holds exactly the moves its (attempt 2's) result reports.
     await checkInvariants(sql, before);
-    assert.equal((await a.services.store.audit.movesOf(taskId)).length, done.result.structuredContent.moved);
+    assert.equal((await store.audit.movesOf(taskId)).length, done.result.structuredContent.moved);
+    // B goes, so the next window's attempt 1 is A's again (on PostgreSQL B hears every creation).
+    await b.terminate(10_000);
     if (attempt2StillRunning) {
+      t.diagnostic(`attempt 1 went on while attempt 2 ran, in the window from ${from}`);
       overlapped++;
       break;
     }
   }
-  assert.equal(overlapped, 1, 'the stale attempt wrote while attempt 2 was running');
+  assert.equal(overlapped, 1, 'attempt 1 went on while attempt 2 was running, in one of the windows');
 });
