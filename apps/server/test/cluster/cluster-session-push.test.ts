@@ -1,12 +1,16 @@
 // A 2025-11-25 session's stream on node A, its task run on node B (only B has workers): A pushes
 // notifications/tasks/status for each change B writes to the shared PostgreSQL database, up to
 // completed. The session lives on A alone: B does not know its id (404), while polling the same
-// task without a session works on either node.
+// task without a session works on either node. That a progress change is pushed is forced, not
+// hoped for: B is frozen (SIGSTOP) once its progress is in the database, until A has pushed it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { ClusterNode, claimOf, freePort, seededClusterDatabase, type ClusterDatabase } from './cluster-helper.ts';
-import { reflowOn } from '../helpers/test-server.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ClusterNode, claimOf, freePort, rows, seededClusterDatabase, type ClusterDatabase } from './cluster-helper.ts';
 import { RawLegacySession, statusNotes } from '../../harness/legacy-session.ts';
+
+/** A week of studio-b: a solve of seconds, with progress along the way. */
+const A_WEEK = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-14', to: '2026-09-20' };
 
 let db: ClusterDatabase;
 let A: ClusterNode, B: ClusterNode;
@@ -34,19 +38,38 @@ test('cluster: a session on A hears notifications/tasks/status up to completed f
   t.after(() => stream.close());
   assert.equal(stream.status, 200);
 
-  const created = await session.post('tools/call', { name: 'reflow_month', arguments: reflowOn(15), task: {} });
+  const created = await session.post('tools/call', { name: 'reflow_month', arguments: A_WEEK, task: {} });
   const taskId = created.body.result.task.taskId as string;
   assert.match(taskId, /^tsk_/);
+  const queued: string = created.body.result.task.statusMessage;
+  // B's first progress in the database (the claim's and the solve's messages), then B frozen so
+  // the task cannot run on to completed before A has read and pushed it.
+  const row = async () =>
+    (await rows<{ status: string; status_message: string }>(db, 'SELECT * FROM tasks WHERE id = $1', [taskId]))[0];
+  for (const deadline = Date.now() + 60_000; (await row()).status_message === queued; await sleep(5))
+    assert.ok(Date.now() < deadline, 'B wrote progress within 60 s');
+  process.kill(B.process!.pid, 'SIGSTOP');
+  assert.equal((await row()).status, 'working', 'B was frozen while the task was still running');
+  let progress: any;
+  try {
+    progress = await stream.until(
+      (m) =>
+        m.method === 'notifications/tasks/status' &&
+        m.params.taskId === taskId &&
+        m.params.status === 'working' &&
+        m.params.statusMessage !== queued,
+      30_000,
+    );
+  } finally {
+    process.kill(B.process!.pid, 'SIGCONT');
+  }
+  assert.ok(progress, 'progress written on B was pushed from A');
   const done = await stream.until(
     (m) => m.method === 'notifications/tasks/status' && m.params.taskId === taskId && m.params.status === 'completed',
     90_000,
   );
   const notes = statusNotes(stream, taskId);
   assert.equal(notes.at(-1), done.params, 'the terminal notification is the last');
-  assert.ok(
-    notes.some((n) => n.status === 'working' && n.statusMessage !== created.body.result.task.statusMessage),
-    'progress written on B was pushed from A',
-  );
 
   const claim = await claimOf(db, taskId);
   assert.equal(claim?.by.endsWith(`:${B.process!.pid}`), true, `B ran it (claimed by ${claim?.by})`);
