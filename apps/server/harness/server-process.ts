@@ -20,6 +20,10 @@ export interface ServerProcess {
   kill(): Promise<string>;
   /** SIGTERM, then waits up to `timeoutMs` for a clean exit. */
   terminate(timeoutMs: number): Promise<string>;
+  /** SIGSTOP to the server process: a stall (a GC pause, a frozen VM) until `thaw`. */
+  freeze(): void;
+  /** SIGCONT: a frozen server goes on where it stopped. */
+  thaw(): void;
   /** The pid of the server itself (from its listening line): with `direct`, the child's own pid. */
   readonly pid: number;
   /** The last 64–128 KB of stdout and stderr, for a failure message. */
@@ -153,6 +157,8 @@ export async function startServerProcess(
       }
       return how;
     },
+    freeze: () => process.kill(pid, 'SIGSTOP'),
+    thaw: () => process.kill(pid, 'SIGCONT'),
     output: () => out,
   };
 }

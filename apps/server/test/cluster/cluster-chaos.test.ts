@@ -68,7 +68,7 @@ test(
     const nodes = ['A', 'B', 'C'].map((name, i) => new ClusterNode(name, ports[i], url, ENV));
     t.after(async () => {
       for (const node of nodes) {
-        if (node.process && !node.process.dead) process.kill(node.process.pid, 'SIGCONT');
+        if (node.process && !node.process.dead) node.process.thaw();
         await node.kill();
       }
     });
@@ -152,7 +152,7 @@ test(
       assert.ok(Date.now() < busyDeadline, 'the node to freeze runs an attempt');
       await sleep(20);
     }
-    process.kill(frozen.process!.pid, 'SIGSTOP');
+    frozen.process!.freeze();
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
     await holder.query('BEGIN');
@@ -161,7 +161,7 @@ test(
     await holder.query('ROLLBACK');
     await holder.end();
     await sleep(LEASE_MS);
-    process.kill(frozen.process!.pid, 'SIGCONT');
+    frozen.process!.thaw();
     const done1 = await settled(phase1, 'freeze');
     figures.phase1 = { tasks: done1.length, extraAttempts: done1.reduce((n, r) => n + Math.max(0, r.attempt - 1), 0) };
 

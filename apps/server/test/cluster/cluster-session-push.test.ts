@@ -48,7 +48,7 @@ test('cluster: a session on A hears notifications/tasks/status up to completed f
     (await rows<{ status: string; status_message: string }>(db, 'SELECT * FROM tasks WHERE id = $1', [taskId]))[0];
   for (const deadline = Date.now() + 60_000; (await row()).status_message === queued; await sleep(5))
     assert.ok(Date.now() < deadline, 'B wrote progress within 60 s');
-  process.kill(B.process!.pid, 'SIGSTOP');
+  B.process!.freeze();
   assert.equal((await row()).status, 'working', 'B was frozen while the task was still running');
   let progress: any;
   try {
@@ -61,7 +61,7 @@ test('cluster: a session on A hears notifications/tasks/status up to completed f
       30_000,
     );
   } finally {
-    process.kill(B.process!.pid, 'SIGCONT');
+    B.process!.thaw();
   }
   assert.ok(progress, 'progress written on B was pushed from A');
   const done = await stream.until(

@@ -16,9 +16,6 @@ import { testSql, type TestSql } from '../../../../scripts/test-sql.mjs';
 /** Windows to try in turn; a try is inconclusive only when a frozen server held a write (see below). */
 const TRIES = ['2026-09-07', '2026-09-14', '2026-09-21'];
 
-const freeze = (server: ServerProcess) => process.kill(server.pid, 'SIGSTOP');
-const thaw = (server: ServerProcess) => process.kill(server.pid, 'SIGCONT');
-
 /** Whether the server logged the end of the task's attempt (finished, released, discarded or failed). */
 function attemptEnded(server: ServerProcess, taskId: string, attempt: number): boolean {
   return server
@@ -46,19 +43,17 @@ function attemptEnded(server: ServerProcess, taskId: string, attempt: number): b
  */
 async function stallPastLease(server: ServerProcess, sql: TestSql, taskId: string, attempt: number): Promise<void> {
   for (let tries = 0; ; tries++) {
-    freeze(server);
-    const staged = sql.run(
-      'UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempt = ?',
-      Date.now() - 60_000,
-      taskId,
-      attempt,
-    );
-    const done = await pollFor(() => staged.then(() => true), 2_000, 50);
-    if (done) {
+    server.freeze();
+    let settled = false;
+    const staged = sql
+      .run('UPDATE tasks SET lease_expires_at = ? WHERE id = ? AND attempt = ?', Date.now() - 60_000, taskId, attempt)
+      .finally(() => (settled = true));
+    // Waits on the flag, not on the write: a write blocked behind the frozen server never settles.
+    if (await pollFor(() => settled || undefined, 2_000, 50)) {
       assert.equal(await staged, 1, `attempt ${attempt} of ${taskId} still holds the task`);
       return;
     }
-    thaw(server);
+    server.thaw();
     await staged;
     assert.ok(tries < 5, 'the frozen server held a write each time');
   }
@@ -71,7 +66,7 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
   let b: ServerProcess | undefined;
   let store: Store | undefined;
   t.after(async () => {
-    for (const server of [a, b]) if (server && !server.dead) thaw(server);
+    for (const server of [a, b]) if (server && !server.dead) server.thaw();
     await b?.kill();
     await a.kill();
     await store?.close();
@@ -110,16 +105,16 @@ test('a superseded attempt that commits while the new attempt runs is refused; t
     );
     assert.ok(claimed, 'server B claimed the lapsed task');
     // B is frozen at once, so attempt 2 is still running while A, thawed, goes on with attempt 1.
-    freeze(b);
+    b.freeze();
     assert.ok(claimed.claimedBy && claimed.claimedBy !== first.claimedBy, 'attempt 2 is B’s');
-    thaw(a);
+    a.thaw();
     // Attempt 1 solves on, then tries to commit, and ends. (Should B have been frozen inside a
     // write, attempt 1's writes wait on it; that try is inconclusive and the next window tries again.)
     const ended = (await pollFor(() => attemptEnded(a, taskId, 1) || undefined, 20_000, 20)) ?? false;
     const during = (await tasks.get(taskId))!;
     const attempt2StillRunning =
       ended && during.status === 'working' && during.attempt === 2 && during.claimedBy === claimed.claimedBy;
-    thaw(b);
+    b.thaw();
     const done = await waitForTaskStatus(b.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
     const finishes = (await events()).filter((e) => ['completed', 'failed'].includes(e.kind));
     assert.deepEqual(
