@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { launchBrowser, watchForErrors } from '../helpers/browser-helper.ts';
 import { rpc, startTestServer, waitForTaskStatus } from '../helpers/test-server.ts';
 import { getJson } from '../helpers/operator-helper.ts';
+import { loadAwareDeadline } from '../../../../scripts/test-wait.mjs';
 
 test('/api/nodes: both nodes, their workers and running tasks; the attempt names its node; /metrics per node; the page line', async (t) => {
   // The accept-only node takes the request; the worker node, sharing the file, runs it.
@@ -48,9 +49,9 @@ test('/api/nodes: both nodes, their workers and running tasks; the attempt names
   const taskId: string = created.result.taskId;
   assert.ok(taskId, JSON.stringify(created));
   // The worker's next heartbeat reports the attempt it runs.
-  const deadline = Date.now() + 5_000;
+  const deadline = loadAwareDeadline(5_000);
   let running: string[] = [];
-  while (Date.now() < deadline) {
+  while (!deadline.passed()) {
     const { body } = await getJson(`${front.url}/api/nodes`);
     running = body.nodes.find((n: any) => n.id === workerId).running;
     if (running.includes(taskId)) break;
