@@ -133,14 +133,19 @@ test('a cancel through another node sharing the store stops the attempt where it
 test('a node that hears from its heartbeat it was declared dead stops its attempt, joins again, and may claim the task anew', async () => {
   const path = engines.freshPath();
   const a = gated('job');
-  const { engine: nodeA, store } = await engines.open(path, [a.handler], { leaseMs: 300 });
+  // A lease long enough that a busy machine cannot lapse attempt 2 between A's heartbeats (a third
+  // of it): with 300 ms, a stalled event loop let A's own sweep take attempt 2 back as attempt 3.
+  const leaseMs = 2_000;
+  const { engine: nodeA, store } = await engines.open(path, [a.handler], { leaseMs });
   await nodeA.start();
   const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
   await until(() => a.waiting() === 1, 'attempt 1 on node A');
-  // Another node, its clock a second ahead, finds A's heartbeat older than a lease (300 ms): A is
-  // dead. On the store's own clock (PostgreSQL's cannot be moved) that is a lapse of 300 - 1000 ms.
+  // Another node, its clock a lease and a second ahead, finds A's heartbeat older than a lease: A is
+  // dead. On the store's own clock (PostgreSQL's cannot be moved) that is a lapse of -1000 ms.
   const { store: later } = await engines.open(path, [], { concurrency: 0 });
-  assert.deepEqual(await later.nodes.reapLapsed(300 - 1_000, 'declared dead by the test'), [nodeA.instanceId]);
+  assert.deepEqual(await later.nodes.reapLapsed(leaseMs - (leaseMs + 1_000), 'declared dead by the test'), [
+    nodeA.instanceId,
+  ]);
   await until(
     async () => (await store.nodes.list()).some((n) => n.id === nodeA.instanceId),
     'A to hear it and join again',
