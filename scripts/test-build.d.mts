@@ -1,1 +1,2 @@
 export function builtEntry(name: 'server' | 'cli'): string[] | undefined;
+export function builtFile(name: string): string | undefined;

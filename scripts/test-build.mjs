@@ -5,6 +5,12 @@
 // and they run the sources as before.
 import { join } from 'node:path';
 
+/** The path of a file of the bundle (`solve-worker.js`), or undefined when no bundle was built. */
+export function builtFile(name) {
+  const dir = process.env.REFLOW_TEST_BUILD;
+  return dir ? join(dir, name) : undefined;
+}
+
 /** The command (node and its arguments) that runs the bundled `name` (server or cli), or undefined when no bundle was built. */
 export function builtEntry(name) {
   const dir = process.env.REFLOW_TEST_BUILD;

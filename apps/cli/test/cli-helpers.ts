@@ -11,7 +11,7 @@ import pino from 'pino';
 import { loadConfig, startServer, type RunningServer } from '@reflow/server-app';
 import { databaseEnv, freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
 import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
-import { builtEntry } from '../../../scripts/test-build.mjs';
+import { builtEntry, builtFile } from '../../../scripts/test-build.mjs';
 
 export const root = fileURLToPath(new URL('../../../', import.meta.url));
 /** `reflow` as node runs it: under `npm test` the run's bundle (scripts/test-build.mjs), else the checkout's bin. */
@@ -39,7 +39,10 @@ export async function server(
     location = (await databases.get(databasePath)!).location;
   }
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', ...databaseEnv(location), LOG_LEVEL: 'silent', ...env });
-  const running = await startServer(config, pino({ level: 'silent' }));
+  // The run's bundled solve worker, as the server tests' helper does (no thread loads the sources through tsx).
+  const running = await startServer(config, pino({ level: 'silent' }), {
+    solveWorkerFile: builtFile('solve-worker.js'),
+  });
   return { ...running, mcpUrl: `${running.url}/mcp` };
 }
 

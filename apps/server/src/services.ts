@@ -20,8 +20,14 @@ export interface Services {
   close(graceMs?: number): Promise<void>;
 }
 
+/** What a caller embedding the server may set beyond the configuration. */
+export interface ServicesOptions {
+  /** The solve worker's module (see ReflowTaskOptions.workerFile). */
+  solveWorkerFile?: string;
+}
+
 /** Opens and migrates the store, seeds an empty one, starts the pool and the task engine. */
-export async function createServices(config: Config, logger: Logger): Promise<Services> {
+export async function createServices(config: Config, logger: Logger, options: ServicesOptions = {}): Promise<Services> {
   const store = await openStore(config, logger);
   try {
     await migrateAndSeed(store, config, logger);
@@ -52,7 +58,14 @@ export async function createServices(config: Config, logger: Logger): Promise<Se
     solved: (ms: number) => metrics.solveSeconds.observe(ms / 1000),
     applied: (ms: number) => metrics.applySeconds.observe(ms / 1000),
   };
-  engine.register(reflowTaskHandler({ store, observe, applyHooks: faultHooks(config, logger) }));
+  engine.register(
+    reflowTaskHandler({
+      store,
+      observe,
+      applyHooks: faultHooks(config, logger),
+      workerFile: options.solveWorkerFile,
+    }),
+  );
   engine.register(revertTaskHandler({ store }));
   if (config.MCP_CONFORMANCE_FIXTURES) for (const handler of fixtureTaskHandlers()) engine.register(handler);
   watchServices(metrics, { store, pool, engine });

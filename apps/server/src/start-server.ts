@@ -4,7 +4,7 @@ import { assertSafeBind, isLoopback } from './auth/bind-guard.ts';
 import { REDACT_PATHS } from './auth/security.ts';
 import { loadTokenTable } from './auth/token-table.ts';
 import type { Config } from './config.ts';
-import { createServices, type Services } from './services.ts';
+import { createServices, type Services, type ServicesOptions } from './services.ts';
 
 export interface RunningServer {
   url: string;
@@ -16,6 +16,7 @@ export interface RunningServer {
 export async function startServer(
   config: Config,
   logger: Logger = pino({ level: config.LOG_LEVEL, redact: REDACT_PATHS }),
+  options: ServicesOptions = {},
 ): Promise<RunningServer> {
   // Checked before anything opens: no tokens means loopback only.
   const tokens = loadTokenTable(config);
@@ -26,7 +27,7 @@ export async function startServer(
       'no bearer tokens on a non-loopback bind (UNAUTHENTICATED_BIND): only loopback Host names are accepted',
     );
   logger.info({ auth: tokens.enabled ? `${tokens.size} bearer token(s)` : 'none (loopback only)' }, 'authentication');
-  const services = await createServices(config, logger);
+  const services = await createServices(config, logger, options);
   const app = await buildApp(config, services, logger, tokens);
   let address: string;
   try {

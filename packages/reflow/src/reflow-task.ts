@@ -40,6 +40,11 @@ export interface ReflowTaskOptions {
   applyHooks?: ApplyHooks;
   /** Told how long each solve and each apply took, in milliseconds (for metrics). */
   observe?: { solved?(ms: number): void; applied?(ms: number): void };
+  /**
+   * The solve worker's module; by default the one beside this module. The tests' in-process
+   * servers pass the run's bundled worker, so no thread loads the sources through tsx.
+   */
+  workerFile?: string;
 }
 
 /** The reflow_month task: snapshot on the main thread, solve in a worker, apply with the terminal write. */
@@ -95,7 +100,7 @@ export function reflowTaskHandler(options: ReflowTaskOptions): TaskHandler<Reflo
         reply = await ctx.pool.run<SolveReply>(
           { problem: snapshot.problem, options: { componentBudgetMs: options.componentBudgetMs } } satisfies SolveJob,
           {
-            filename: WORKER_FILE,
+            filename: options.workerFile ?? WORKER_FILE,
             signal: hardStop.signal,
             stopFlag,
             onMessage: (p) => ctx.progress(progressMessage(input, affected, p as SolveProgress), p),

@@ -10,6 +10,7 @@ import { databaseEnv, freshTestDatabase } from '../../../../scripts/test-store.m
 import { mcpBody, mcpHeaders, parseMcpBody } from '../../harness/mcp-wire.ts';
 import { loadConfig, startServer, type RunningServer } from '../../src/index.ts';
 import { loadAwareDeadline } from '../../../../scripts/test-wait.mjs';
+import { builtFile } from '../../../../scripts/test-build.mjs';
 
 export interface TestServer extends Omit<RunningServer, 'close'> {
   mcpUrl: string;
@@ -34,7 +35,11 @@ export async function startTestServer(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const server = await startServer(config, pino({ level: config.LOG_LEVEL }));
+  // Under `npm test`, the solve threads load the run's bundled worker: through tsx, each thread
+  // spent about a second of CPU loading the sources.
+  const server = await startServer(config, pino({ level: config.LOG_LEVEL }), {
+    solveWorkerFile: builtFile('solve-worker.js'),
+  });
   // Closing twice is a no-op, so a test can close a server mid-way and still register it in t.after.
   let closed: Promise<void> | undefined;
   return {
