@@ -10,7 +10,8 @@
 //   printed whole when it ends, so files never interleave.
 // - At the end: one line per store and one for the store-independent files
 //   (`store sqlite: N tests, P passed, F failed, S skipped, C cancelled, T s`), a combined
-//   `all stores: …` line, the ten slowest files, then every failure again with its error.
+//   `all stores: …` line, the CPU the files used, the ten slowest files (wall and CPU seconds),
+//   then every failure again with its error.
 // - Child servers and `reflow` processes run from a bundle built once at the start (see
 //   scripts/test-build.mjs; REFLOW_TEST_FROM_SOURCES=1 runs them through tsx instead).
 // Extra arguments replace the file list (`npm test -- apps/server/test/hostile/auth.test.ts`);
@@ -103,6 +104,22 @@ function readTimes(path) {
 }
 const lastTimes = () => readTimes(TIMES);
 
+/**
+ * CPU seconds of this process's ended children, their own ended children included (Linux's
+ * cutime + cstime, in clock ticks of 1/100 s), or undefined without /proc. Read as each file's
+ * process ends, the difference is that file's CPU: its test process, its servers, its browser.
+ */
+function endedChildrenCpu() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+let cpuSeen = 0;
+
 /** Runs one file on one store (or, for ONCE, as it is); resolves with its counts and wall time. */
 function runFile(job) {
   const args = ['--test', '--test-reporter=spec', '--test-timeout=1800000', job.file];
@@ -119,6 +136,11 @@ function runFile(job) {
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
+  let cpu;
+  child.on('exit', () => {
+    const now = endedChildrenCpu();
+    if (now !== undefined) [cpu, cpuSeen] = [now - cpuSeen, now];
+  });
   return new Promise((done) =>
     child.on('close', (code, signal) => {
       const count = (name) => Number(new RegExp(`^ℹ ${name} (\\d+)`, 'm').exec(output)?.[1] ?? NaN);
@@ -127,6 +149,7 @@ function runFile(job) {
         code: code ?? signal,
         output,
         seconds: (Date.now() - started) / 1000,
+        cpu,
         tests: count('tests'),
         pass: count('pass'),
         fail: count('fail'),
@@ -163,6 +186,7 @@ console.log(
     groups.map((g) => `${jobs.filter((j) => j.store === g).length} ${g === ONCE ? ONCE : `on ${g}`}`).join(', '),
 );
 const started = Date.now();
+cpuSeen = endedChildrenCpu() ?? 0;
 const results = [];
 let next = 0;
 const shared = jobs.filter((j) => !ALONE.includes(j.file));
@@ -211,9 +235,26 @@ console.log(
   `all stores: ${total('pass')} passed, ${total('fail')} failed, ${total('skipped')} skipped, ${total('cancelled')} cancelled in ${lines.length} runs, ${wall} s wall time (${concurrency} files at once)`,
 );
 
-console.log('\nslowest files:');
+const cpuKnown = results.filter((r) => r.cpu !== undefined);
+if (cpuKnown.length) {
+  const cpuTotal = cpuKnown.reduce((s, r) => s + r.cpu, 0);
+  console.log(
+    `CPU: ${Math.round(cpuTotal)} s in the test files' processes and their children (${(cpuTotal / Math.max(1, wall)).toFixed(1)} cores on average)`,
+  );
+}
+const cpuText = (r) => (r.cpu === undefined ? '' : `${r.cpu.toFixed(1).padStart(7)} s CPU`);
+console.log('\nslowest files (wall, CPU):');
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 10))
-  console.log(`${r.seconds.toFixed(1).padStart(7)} s  ${r.file}${r.store === ONCE ? '' : ` [${r.store}]`}`);
+  console.log(
+    `${r.seconds.toFixed(1).padStart(7)} s ${cpuText(r)}  ${r.file}${r.store === ONCE ? '' : ` [${r.store}]`}`,
+  );
+if (cpuKnown.length) {
+  console.log('\nbusiest files (CPU, wall):');
+  for (const r of [...cpuKnown].sort((a, b) => b.cpu - a.cpu).slice(0, 10))
+    console.log(
+      `${cpuText(r)} ${r.seconds.toFixed(1).padStart(7)} s  ${r.file}${r.store === ONCE ? '' : ` [${r.store}]`}`,
+    );
+}
 
 // Kept for the next run's order (longest first); merged, so a run of a few files keeps the others.
 try {
