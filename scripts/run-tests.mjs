@@ -13,7 +13,8 @@
 //   `all stores: …` line, the CPU the files used, the ten slowest files (wall and CPU seconds),
 //   then every failure again with its error.
 // - Child servers and `reflow` processes run from a bundle built once at the start (see
-//   scripts/test-build.mjs; REFLOW_TEST_FROM_SOURCES=1 runs them through tsx instead).
+//   scripts/test-build.mjs), and each test file from a bundle of its own, with plain node (see
+//   scripts/test-bundle.mjs); REFLOW_TEST_FROM_SOURCES=1 runs all of them through tsx instead.
 // Extra arguments replace the file list (`npm test -- apps/server/test/hostile/auth.test.ts`);
 // REFLOW_TEST_STORES=postgres (or sqlite) runs the per-store files on one store only.
 // Exit status: non-zero when a file failed or cancelled a test, or a group passed none.
@@ -23,6 +24,7 @@ import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle } from './build.mjs';
+import { bundleTestFiles } from './test-bundle.mjs';
 import { TEST_STORES } from './test-store.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -127,8 +129,12 @@ function runFile(job) {
   const env = { ...process.env };
   if (job.store === ONCE) delete env.REFLOW_TEST_STORE;
   else env.REFLOW_TEST_STORE = job.store;
-  // tsx as node's loader (what the `tsx` command does, without its extra process in between).
-  const child = spawn(process.execPath, ['--import', 'tsx', '--enable-source-maps', ...args], {
+  // The file's bundle with plain node; without one, tsx as node's loader (what the `tsx` command
+  // does, without its extra process in between).
+  const bundle = testBundles.get(job.file);
+  const loader = bundle ? [] : ['--import', 'tsx'];
+  if (bundle) args[args.length - 1] = bundle;
+  const child = spawn(process.execPath, [...loader, '--enable-source-maps', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env,
@@ -170,6 +176,10 @@ if (!process.env.REFLOW_TEST_BUILD && process.env.REFLOW_TEST_FROM_SOURCES !== '
 }
 
 const files = expand(chosen.length ? chosen : ALL_FILES);
+const testBundles =
+  process.env.REFLOW_TEST_FROM_SOURCES === '1'
+    ? new Map()
+    : await bundleTestFiles(files, join(root, 'node_modules/.cache/reflow-test-files'));
 const times = { ...readTimes(SLOW_FILES), ...lastTimes() };
 const jobs = files
   .flatMap((file) => {

@@ -11,6 +11,7 @@ import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler } from '../src/index.ts';
 import { MOVES_THE_CLOCK, sqliteOnly } from '../../../scripts/test-store.mjs';
+import { builtFile } from '../../../scripts/test-build.mjs';
 
 const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 const TTL_MS = 60_000;
@@ -28,7 +29,7 @@ test(
     await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
     const pool = new WorkerPool(1);
     const engine = new TaskEngine({ store, pool, logger: silent });
-    engine.register(reflowTaskHandler({ store }));
+    engine.register(reflowTaskHandler({ store, workerFile: builtFile('solve-worker.js') }));
     t.after(async () => {
       await engine.stop(0);
       await pool.close();

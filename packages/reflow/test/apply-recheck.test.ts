@@ -8,6 +8,7 @@ import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler, type ReflowInput, type ReflowResult } from '../src/index.ts';
 import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
+import { builtFile } from '../../../scripts/test-build.mjs';
 
 const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 let opened: ReflowTestStore;
@@ -21,7 +22,7 @@ before(async () => {
   await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
   pool = new WorkerPool(2);
   engine = new TaskEngine({ store, pool, logger: silent });
-  engine.register(reflowTaskHandler({ store }));
+  engine.register(reflowTaskHandler({ store, workerFile: builtFile('solve-worker.js') }));
   await engine.start();
 });
 after(async () => {

@@ -8,6 +8,7 @@ import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler, type ReflowResult } from '../src/index.ts';
 import { openReflowTestStore } from './reflow-test-store.ts';
+import { builtFile } from '../../../scripts/test-build.mjs';
 
 const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 const YES = { action: 'accept', content: { apply: true } };
@@ -18,7 +19,7 @@ test('bookings edited while the approval question was open are reported changed,
   await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
   const pool = new WorkerPool(1);
   const engine = new TaskEngine({ store, pool, logger: silent });
-  engine.register(reflowTaskHandler({ store }));
+  engine.register(reflowTaskHandler({ store, workerFile: builtFile('solve-worker.js') }));
   t.after(async () => {
     await engine.stop(0);
     await pool.close();

@@ -9,6 +9,7 @@ import { DEMO_SITE_PATH } from '@reflow/seed';
 import { TaskEngine, WorkerPool, type Logger } from '@reflow/tasks';
 import { importSite, REFLOW_KIND, reflowTaskHandler } from '../src/index.ts';
 import { openReflowTestStore } from './reflow-test-store.ts';
+import { builtFile } from '../../../scripts/test-build.mjs';
 
 const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 const SITE = JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')) as unknown;
@@ -20,7 +21,7 @@ async function withEngine(t: { after(fn: () => Promise<void>): void }) {
   await importSite(SITE, store);
   const pool = new WorkerPool(1);
   const engine = new TaskEngine({ store, pool, logger: silent });
-  engine.register(reflowTaskHandler({ store }));
+  engine.register(reflowTaskHandler({ store, workerFile: builtFile('solve-worker.js') }));
   t.after(async () => {
     await engine.stop(0);
     await pool.close();
