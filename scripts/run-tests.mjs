@@ -11,7 +11,8 @@
 // - At the end: one line per store and one for the store-independent files
 //   (`store sqlite: N tests, P passed, F failed, S skipped, C cancelled, T s`), a combined
 //   `all stores: …` line, the CPU the files used, the ten slowest files (wall and CPU seconds),
-//   then every failure again with its error.
+//   then every failure again with its error. Every file's figures go to
+//   node_modules/.cache/reflow-test-last-run.json.
 // - Child servers and `reflow` processes run from a bundle built once at the start (see
 //   scripts/test-build.mjs), and each test file from a bundle of its own, with plain node (see
 //   scripts/test-bundle.mjs); REFLOW_TEST_FROM_SOURCES=1 runs all of them through tsx instead.
@@ -32,6 +33,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const ALL_FILES = ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'seed/test/**/*.test.ts'];
 const STORE_MODULE = join(root, 'scripts/test-store.mjs');
 const TIMES = join(root, 'node_modules/.cache/reflow-test-times.json');
+/** Every file's wall and CPU seconds and counts from the last run, for finding where the time goes. */
+const LAST_RUN = join(root, 'node_modules/.cache/reflow-test-last-run.json');
 /** The order of a first run (a fresh clone, CI): the files that took longest in a full run of record. */
 const SLOW_FILES = join(root, 'scripts/test-slow-files.json');
 /** The store-independent files' line (and pseudo-store, in the job list). */
@@ -272,6 +275,17 @@ try {
   const kept = { ...lastTimes() };
   for (const r of results) kept[`${r.store} ${r.file}`] = Math.round(r.seconds * 10) / 10;
   writeFileSync(TIMES, `${JSON.stringify(kept, null, 1)}\n`);
+  const rows = results.map(({ file, store, seconds, cpu, tests, pass, fail, skipped }) => ({
+    file,
+    store,
+    seconds: Math.round(seconds * 10) / 10,
+    cpu: cpu === undefined ? null : Math.round(cpu * 10) / 10,
+    tests,
+    pass,
+    fail,
+    skipped,
+  }));
+  writeFileSync(LAST_RUN, `${JSON.stringify({ wall, concurrency, files: rows }, null, 1)}\n`);
 } catch {
   // only an ordering hint
 }
