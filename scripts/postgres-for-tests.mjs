@@ -185,19 +185,14 @@ export async function stopPostgres() {
 }
 
 /**
- * A fresh, empty database on the shared test server, for one test file: its URL, and `drop()`
- * (which ends its remaining connections).
+ * A fresh database on the shared test server, for one test file: its URL, and `drop()` (which ends
+ * its remaining connections). Empty, or a copy of the database `template` (which nobody may be
+ * connected to).
  */
-export async function createTestDatabase(prefix = 'reflow_test') {
+export async function createTestDatabase(prefix = 'reflow_test', { template } = {}) {
   const server = await startPostgres();
   const name = `${prefix}_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: `${server}/postgres` });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
+  await adminQuery(server, `CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   return {
     url: `${server}/${name}`,
     name,
@@ -211,6 +206,40 @@ export async function createTestDatabase(prefix = 'reflow_test') {
       }
     },
   };
+}
+
+/** Whether the shared test server holds a database called `name`. */
+export async function testDatabaseExists(name) {
+  const server = await startPostgres();
+  const { rows } = await adminQuery(server, 'SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  return rows.length > 0;
+}
+
+/**
+ * Renames the test database `from` to `to` (nobody may be connected to it). Resolves false, and
+ * drops `from`, when `to` exists already: another process published the same thing first.
+ */
+export async function publishTestDatabase(from, to) {
+  const server = await startPostgres();
+  try {
+    await adminQuery(server, `ALTER DATABASE "${from}" RENAME TO "${to}"`);
+    return true;
+  } catch (error) {
+    if (error.code !== '42P04') throw error; // duplicate_database
+    await adminQuery(server, `DROP DATABASE IF EXISTS "${from}" WITH (FORCE)`);
+    return false;
+  }
+}
+
+/** One statement on the server's `postgres` database, on a connection of its own. */
+async function adminQuery(server, text, values) {
+  const admin = new pg.Client({ connectionString: `${server}/postgres` });
+  await admin.connect();
+  try {
+    return await admin.query(text, values);
+  } finally {
+    await admin.end();
+  }
 }
 
 /**

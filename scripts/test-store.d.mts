@@ -14,6 +14,8 @@ export interface FreshTestDatabase {
   drop(): Promise<void>;
 }
 export function freshTestDatabase(): Promise<FreshTestDatabase>;
+/** A fresh database that `build(location)` filled; under `npm test`, a copy of the run's template `key`. */
+export function builtTestDatabase(key: string, build: (location: string) => Promise<void>): Promise<FreshTestDatabase>;
 export function databaseEnv(location: string): Record<string, string>;
 export const MOVES_THE_CLOCK: string;
 export const SAME_HOST_PIDS: string;

@@ -3,11 +3,11 @@
 // read this module to open their stores and servers on the chosen one. On PostgreSQL every server
 // or engine a test starts on "a fresh database" gets its own database from createTestDatabase();
 // a second server or process "on the same file" is a second store on the same database.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import * as nodeTest from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from './postgres-for-tests.mjs';
+import { createTestDatabase, publishTestDatabase, testDatabaseExists } from './postgres-for-tests.mjs';
 
 export const TEST_STORES = ['sqlite', 'postgres'];
 
@@ -72,6 +72,71 @@ export async function freshTestDatabase() {
     env: { DATABASE_PATH: path },
     drop: async () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/**
+ * A fresh database of this run's store that `build(location)` has filled (migrated and seeded, say),
+ * like freshTestDatabase() then `build`. Under `npm test` (REFLOW_TEST_TEMPLATES and
+ * REFLOW_TEST_RUN_ID, set by scripts/run-tests.mjs) `build` runs once per run and `key`: the first
+ * test process to ask builds a template, and every database after is a copy of it (a file copy on
+ * SQLite, CREATE DATABASE … TEMPLATE on PostgreSQL), which costs a fraction of building. The
+ * templates go with the run (its directory, its PostgreSQL server); on a server of your own
+ * (TEST_DATABASE_URL) nothing is left behind: each database is built.
+ */
+export async function builtTestDatabase(key, build) {
+  const templates = process.env.REFLOW_TEST_TEMPLATES;
+  const runId = process.env.REFLOW_TEST_RUN_ID;
+  if (!templates || !runId || (onPostgres() && process.env.TEST_DATABASE_URL)) {
+    const database = await freshTestDatabase();
+    await build(database.location);
+    return database;
+  }
+  if (!/^[a-z0-9_]+$/.test(key)) throw new Error(`template key ${JSON.stringify(key)}: use [a-z0-9_]`);
+  if (onPostgres()) {
+    const template = `reflow_template_${key}_${runId}`;
+    templatesReady.set(template, templatesReady.get(template) ?? buildPostgresTemplate(template, build));
+    await templatesReady.get(template);
+    const database = await createTestDatabase('reflow_test', { template });
+    return { location: database.url, env: { DATABASE_URL: database.url }, drop: () => database.drop() };
+  }
+  const template = join(templates, `${key}.db`);
+  templatesReady.set(template, templatesReady.get(template) ?? buildSqliteTemplate(template, build));
+  await templatesReady.get(template);
+  const dir = mkdtempSync(join(tmpdir(), 'reflow-test-'));
+  const path = join(dir, 'reflow.db');
+  copyFileSync(template, path);
+  return { location: path, env: { DATABASE_PATH: path }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Per process: each template is looked for (and built) once. */
+const templatesReady = new Map();
+
+/** Builds the SQLite template unless there; two processes may build at once, and either rename wins whole. */
+async function buildSqliteTemplate(template, build) {
+  if (existsSync(template)) return;
+  const dir = mkdtempSync(join(tmpdir(), 'reflow-template-'));
+  try {
+    const path = join(dir, 'reflow.db');
+    await build(path);
+    // A closed SQLite database in WAL mode has folded its log back into the file.
+    if (existsSync(`${path}-wal`)) throw new Error(`template ${template}: the build left ${path}-wal behind`);
+    renameSync(path, template);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Builds the PostgreSQL template unless there: under a name of its own, then renamed (first one wins). */
+async function buildPostgresTemplate(template, build) {
+  if (await testDatabaseExists(template)) return;
+  const database = await createTestDatabase('reflow_template_build');
+  try {
+    await build(database.url);
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  await publishTestDatabase(database.name, template);
 }
 
 /** The server environment for a database `location` (a path or a postgres:// URL). */
