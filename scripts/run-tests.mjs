@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm test`: every test file in its own `tsx --test` process, several files at once.
+// `npm test`: every test file in its own `node --test` process, several files at once.
 // - A file whose code (its own relative imports, followed through the helpers) reaches
 //   scripts/test-store.mjs runs once per store (REFLOW_TEST_STORE=sqlite, then postgres); every
-//   other file does not depend on the store (solver, seed, wire shapes, CLI parsing, and the suites
-//   that open their stores themselves: store contract, cluster) and runs once.
+//   other file does not depend on the store (solver, seed, CLI parsing, and the suites that open
+//   their stores themselves: store contract, cluster) and runs once, as do the files of the
+//   protocol and CLI surface (SURFACE below), on SQLite.
 // - REFLOW_TEST_CONCURRENCY files run at once (default: twice the CPUs, at least 2); the files
 //   that ran longest last time start first (times kept in node_modules/.cache). The files in ALONE
 //   (they measure growth and waits) run last, one at a time, with nothing beside them. A file's output is
@@ -20,8 +21,9 @@
 // REFLOW_TEST_STORES=postgres (or sqlite) runs the per-store files on one store only.
 // Exit status: non-zero when a file failed or cancelled a test, or a group passed none.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle } from './build.mjs';
@@ -51,6 +53,27 @@ const STORE_INDEPENDENT = [
   'apps/cli/test/readme-quick-start.test.ts', // the README's SQLite quick start
   'apps/server/test/durability/database-lost.test.ts', // a PostgreSQL of its own, stopped and started
   'apps/server/test/operator/operator-approval-restart.test.ts', // a SQLite file, two server processes
+];
+
+/**
+ * Files about the protocol and CLI surface: wire shapes, MCP clients of every generation, hostile
+ * requests refused before any state, the CLI as a client of the server. What they check is the same
+ * whichever store is under the server, so they run once, on SQLite. Each store's own code is checked
+ * on both: packages/db's store contract, the engine and reflow suites, and the durability, cluster,
+ * push, operator and security-review files, which run once per store.
+ */
+const SURFACE = [
+  'apps/server/test/wire/*.test.ts',
+  'apps/server/test/hostile/abuse-limits.test.ts',
+  'apps/server/test/hostile/auth.test.ts',
+  'apps/server/test/hostile/hostile-input.test.ts',
+  'apps/server/test/hostile/transport-guard.test.ts',
+  'apps/cli/test/call-listen.test.ts',
+  'apps/cli/test/call-resume.test.ts',
+  'apps/cli/test/confirm.test.ts',
+  'apps/cli/test/poll-interval.test.ts',
+  'apps/cli/test/tasks-approve-command.test.ts',
+  'apps/cli/test/tasks-command.test.ts',
 ];
 
 /** Files that measure growth and waits: they run alone, after the others, so no neighbour distorts them. */
@@ -179,15 +202,22 @@ if (!process.env.REFLOW_TEST_BUILD && process.env.REFLOW_TEST_FROM_SOURCES !== '
 }
 
 const files = expand(chosen.length ? chosen : ALL_FILES);
+const surface = new Set(expand(SURFACE));
 const testBundles =
   process.env.REFLOW_TEST_FROM_SOURCES === '1'
     ? new Map()
     : await bundleTestFiles(files, join(root, 'node_modules/.cache/reflow-test-files'));
+// The run's database templates (scripts/test-store.mjs, builtTestDatabase): built by the first test
+// process that needs one, copied by the rest, removed at the end (on PostgreSQL, with its server).
+const templates = mkdtempSync(join(tmpdir(), 'reflow-templates-'));
+process.on('exit', () => rmSync(templates, { recursive: true, force: true }));
+process.env.REFLOW_TEST_TEMPLATES = templates;
+process.env.REFLOW_TEST_RUN_ID = randomBytes(4).toString('hex');
 const times = { ...readTimes(SLOW_FILES), ...lastTimes() };
 const jobs = files
   .flatMap((file) => {
     if (POSTGRES_ONLY.test(file)) return stores.includes('postgres') ? [{ file, store: 'postgres' }] : [];
-    if (STORE_INDEPENDENT.includes(file) || !readsTheStore(file)) return [{ file, store: ONCE }];
+    if (STORE_INDEPENDENT.includes(file) || surface.has(file) || !readsTheStore(file)) return [{ file, store: ONCE }];
     return stores.map((store) => ({ file, store }));
   })
   // Longest first (by the last run's times), so the long files do not start last.
