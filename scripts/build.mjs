@@ -1,9 +1,10 @@
-// Production build: bundles our TypeScript into dist/ (server, CLI, solver worker). Third-party
+// Production build: bundles our TypeScript into dist/ (server, CLI, solver worker, and the chunks
+// they share or load on use, beside them). Third-party
 // packages stay external and come from node_modules, so native better-sqlite3 and piscina's own
 // worker script load as usual. Dev and demo run the sources through tsx and need no build; `npm
 // test` bundles the same sources once into a cache folder and starts its child servers and CLI
 // processes from there (scripts/run-tests.mjs), which saves tsx's start-up in every one.
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -14,6 +15,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 export async function buildBundle(outdir = join(root, 'dist'), logLevel = 'info') {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const external = Object.keys(pkg.dependencies ?? {}).flatMap((name) => [name, `${name}/*`]);
+  // Chunk names carry a hash: without a clean folder, an earlier build's chunks would pile up.
+  rmSync(outdir, { recursive: true, force: true });
   await build({
     absWorkingDir: root,
     entryPoints: {
@@ -25,6 +28,11 @@ export async function buildBundle(outdir = join(root, 'dist'), logLevel = 'info'
     bundle: true,
     platform: 'node',
     format: 'esm',
+    // Shared code and what the CLI loads on use (its server commands) go to chunk files beside the
+    // entries (where the paths the code takes from import.meta.url still point), so a client
+    // command does not load the server.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     target: 'node20',
     sourcemap: true,
     external,

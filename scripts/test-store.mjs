@@ -105,7 +105,11 @@ export async function builtTestDatabase(key, build) {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-test-'));
   const path = join(dir, 'reflow.db');
   copyFileSync(template, path);
-  return { location: path, env: { DATABASE_PATH: path }, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    location: path,
+    env: { DATABASE_PATH: path },
+    drop: async () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** Per process: each template is looked for (and built) once. */

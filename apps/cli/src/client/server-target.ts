@@ -2,7 +2,6 @@
 // this project's own `reflow mcp` started as a child over stdio (--stdio) on a store. The state file
 // records the target with each task, so `reflow resume` reconnects the same way.
 import { resolve } from 'node:path';
-import { loadConfig } from '@reflow/server-app';
 import type { McpClient, McpClientOptions } from '../mcp-client.ts';
 import { McpHttpClient } from '../mcp-http-client.ts';
 import type { StoreOptions } from '../store-options.ts';
@@ -39,8 +38,13 @@ export function mcpEndpoint(raw: string): string {
   return url.toString();
 }
 
-/** The store a stdio server opens, as `reflow mcp` chooses it: the flags, else $DATABASE_URL, else $DATABASE_PATH or ./data/reflow.db. */
-function stdioStore(o: StoreOptions): StdioStore {
+/**
+ * The store a stdio server opens, as `reflow mcp` chooses it: the flags, else $DATABASE_URL, else
+ * $DATABASE_PATH or ./data/reflow.db. The server's configuration is loaded here, on use: a command
+ * that speaks HTTP starts without the server's code.
+ */
+async function stdioStore(o: StoreOptions): Promise<StdioStore> {
+  const { loadConfig } = await import('@reflow/server-app');
   const { DATABASE_URL, DATABASE_PATH } = loadConfig({
     ...process.env,
     ...(o.databaseUrl !== undefined ? { DATABASE_URL: o.databaseUrl, DATABASE_PATH: '' } : {}),
@@ -51,18 +55,18 @@ function stdioStore(o: StoreOptions): StdioStore {
 }
 
 /** Where the command line points: --stdio, else --url, $REFLOW_URL or the default. */
-export function targetOf(o: ConnectionOptions): ServerTarget {
-  return o.stdio ? { stdio: stdioStore(o) } : { url: serverUrl(o) };
+export async function targetOf(o: ConnectionOptions): Promise<ServerTarget> {
+  return o.stdio ? { stdio: await stdioStore(o) } : { url: serverUrl(o) };
 }
 
 /**
  * Where a saved task is followed: where the command line points when it names a target (--url, or
  * --stdio with or without a store), else where the task was created.
  */
-export function targetOfSaved(saved: SavedTask, o: ConnectionOptions): ServerTarget {
+export async function targetOfSaved(saved: SavedTask, o: ConnectionOptions): Promise<ServerTarget> {
   if (o.url) return { url: mcpEndpoint(o.url) };
   if (o.stdio && (o.database !== undefined || o.databaseUrl !== undefined || !saved.stdio))
-    return { stdio: stdioStore(o) };
+    return { stdio: await stdioStore(o) };
   if (saved.stdio) return { stdio: withKnownPassword(saved.stdio) };
   if (saved.url) return { url: saved.url };
   throw new Error(`The state file names no server for ${saved.taskId}: give --url or --stdio`);

@@ -44,7 +44,7 @@ export async function runCall(options: CallOptions): Promise<ExitCode> {
   let target: ServerTarget;
   let client: McpClient;
   try {
-    target = targetOf(options);
+    target = await targetOf(options);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     return EXIT.error;

@@ -19,7 +19,7 @@ export async function runCancel(taskId: string, options: ConnectionOptions): Pro
   try {
     // eslint-disable-next-line unicorn/no-array-callback-reference -- StateFile.find looks a task up by id; it takes no callback
     const saved = state.find(taskId);
-    target = saved ? targetOfSaved(saved, options) : targetOf(options);
+    target = saved ? await targetOfSaved(saved, options) : await targetOf(options);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     return EXIT.error;

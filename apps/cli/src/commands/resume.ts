@@ -23,7 +23,7 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
   const state = new StateFile(stateFilePath(options.stateFile));
   let toResume: SavedTask[];
   try {
-    toResume = taskId ? [savedOrAdopted(state, taskId, options)] : state.read().filter(isUnfinished);
+    toResume = taskId ? [await savedOrAdopted(state, taskId, options)] : state.read().filter(isUnfinished);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     return EXIT.error;
@@ -44,7 +44,7 @@ export async function runResume(taskId: string | undefined, options: ConnectionO
 async function resumeOne(found: SavedTask, state: StateFile, options: ConnectionOptions): Promise<ExitCode> {
   let target: ServerTarget;
   try {
-    target = targetOfSaved(found, options);
+    target = await targetOfSaved(found, options);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);
     return EXIT.error;
@@ -67,14 +67,14 @@ async function resumeOne(found: SavedTask, state: StateFile, options: Connection
 }
 
 /** The task's saved handle; a task id from elsewhere (another machine, a log) is followed where the command line points and remembered from now on. */
-function savedOrAdopted(state: StateFile, taskId: string, options: ConnectionOptions): SavedTask {
+async function savedOrAdopted(state: StateFile, taskId: string, options: ConnectionOptions): Promise<SavedTask> {
   // eslint-disable-next-line unicorn/no-array-callback-reference -- StateFile.find looks a task up by id; it takes no callback
   const saved = state.find(taskId);
   if (saved) return saved;
   const now = new Date().toISOString();
   const adopted: SavedTask = {
     taskId,
-    ...savedTarget(targetOf(options)),
+    ...savedTarget(await targetOf(options)),
     tool: 'reflow_month',
     arguments: {},
     ttlMs: null,
