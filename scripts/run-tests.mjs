@@ -37,7 +37,7 @@ const STORE_MODULE = join(root, 'scripts/test-store.mjs');
 const TIMES = join(root, 'node_modules/.cache/reflow-test-times.json');
 /** Every file's wall and CPU seconds and counts from the last run, for finding where the time goes. */
 const LAST_RUN = join(root, 'node_modules/.cache/reflow-test-last-run.json');
-/** The order of a first run (a fresh clone, CI): the files that took longest in a full run of record. */
+/** The order of a first run (a fresh clone, CI): the 30 files that took longest in the quiet full run of 6 December. */
 const SLOW_FILES = join(root, 'scripts/test-slow-files.json');
 /** The store-independent files' line (and pseudo-store, in the job list). */
 const ONCE = 'store-independent';
