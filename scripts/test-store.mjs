@@ -60,13 +60,19 @@ export function postgresOnly(reason) {
  * A fresh, empty database of this run's store: `location` (a SQLite file path or a postgres://
  * URL), the server environment that selects it, and `drop()`.
  */
-export async function freshTestDatabase() {
+export function freshTestDatabase() {
+  return newTestDatabase(undefined);
+}
+
+/** A new database, empty or a copy of `template` (a SQLite file, or a PostgreSQL database's name). */
+async function newTestDatabase(template) {
   if (onPostgres()) {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase('reflow_test', { template });
     return { location: database.url, env: { DATABASE_URL: database.url }, drop: () => database.drop() };
   }
   const dir = mkdtempSync(join(tmpdir(), 'reflow-test-'));
   const path = join(dir, 'reflow.db');
+  if (template) copyFileSync(template, path);
   return {
     location: path,
     env: { DATABASE_PATH: path },
@@ -92,24 +98,11 @@ export async function builtTestDatabase(key, build) {
     return database;
   }
   if (!/^[a-z0-9_]+$/.test(key)) throw new Error(`template key ${JSON.stringify(key)}: use [a-z0-9_]`);
-  if (onPostgres()) {
-    const template = `reflow_template_${key}_${runId}`;
-    templatesReady.set(template, templatesReady.get(template) ?? buildPostgresTemplate(template, build));
-    await templatesReady.get(template);
-    const database = await createTestDatabase('reflow_test', { template });
-    return { location: database.url, env: { DATABASE_URL: database.url }, drop: () => database.drop() };
-  }
-  const template = join(templates, `${key}.db`);
-  templatesReady.set(template, templatesReady.get(template) ?? buildSqliteTemplate(template, build));
+  const template = onPostgres() ? `reflow_template_${key}_${runId}` : join(templates, `${key}.db`);
+  if (!templatesReady.has(template))
+    templatesReady.set(template, (onPostgres() ? buildPostgresTemplate : buildSqliteTemplate)(template, build));
   await templatesReady.get(template);
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-test-'));
-  const path = join(dir, 'reflow.db');
-  copyFileSync(template, path);
-  return {
-    location: path,
-    env: { DATABASE_PATH: path },
-    drop: async () => rmSync(dir, { recursive: true, force: true }),
-  };
+  return newTestDatabase(template);
 }
 
 /** Per process: each template is looked for (and built) once. */
