@@ -1,9 +1,9 @@
 // Production build: bundles our TypeScript into dist/ (server, CLI, solver worker, and the chunks
-// they share or load on use, beside them). Third-party
-// packages stay external and come from node_modules, so native better-sqlite3 and piscina's own
-// worker script load as usual. Dev and demo run the sources through tsx and need no build; `npm
-// test` bundles the same sources once into a cache folder and starts its child servers and CLI
-// processes from there (scripts/run-tests.mjs), which saves tsx's start-up in every one.
+// they share or load on use, beside them). Third-party packages stay external and come from
+// node_modules, so native better-sqlite3 and piscina's own worker script load as usual. Dev and
+// demo run the sources through tsx and need no build; `npm test` bundles the same sources once into
+// a cache folder and starts its child servers and CLI processes from there (scripts/run-tests.mjs),
+// which saves tsx's start-up in every one.
 import { copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
