@@ -180,6 +180,7 @@ function runFile(job) {
         ...job,
         code: code ?? signal,
         output,
+        startedAt: started,
         seconds: (Date.now() - started) / 1000,
         cpu,
         tests: count('tests'),
@@ -305,9 +306,10 @@ try {
   const kept = { ...lastTimes() };
   for (const r of results) kept[`${r.store} ${r.file}`] = Math.round(r.seconds * 10) / 10;
   writeFileSync(TIMES, `${JSON.stringify(kept, null, 1)}\n`);
-  const rows = results.map(({ file, store, seconds, cpu, tests, pass, fail, skipped }) => ({
+  const rows = results.map(({ file, store, startedAt, seconds, cpu, tests, pass, fail, skipped }) => ({
     file,
     store,
+    at: Math.round((startedAt - started) / 100) / 10, // seconds after the first file started
     seconds: Math.round(seconds * 10) / 10,
     cpu: cpu === undefined ? null : Math.round(cpu * 10) / 10,
     tests,

@@ -93,6 +93,11 @@ export class SqliteStore implements Store {
     return () => this.#signals.off('signal', fn);
   }
 
+  /** Nothing to wait for: signals come from this process only. */
+  listening(): Promise<void> {
+    return Promise.resolve();
+  }
+
   /** Signals of the open transaction, sent once it commits (none of a rolled-back one). */
   #held: [StoreSignal, string][] | undefined;
 

@@ -253,6 +253,11 @@ export interface Store extends StoreQueries {
    * Best effort: a signal may be lost (a dropped connection); the sweep is the backstop.
    */
   onSignal(fn: (signal: StoreSignal, taskId: string) => void): () => void;
+  /**
+   * Resolves once `onSignal` subscribers hear other nodes: a change committed after it reaches them
+   * (PostgreSQL: the LISTEN connection is in place, or its first attempt failed; SQLite: at once).
+   */
+  listening(): Promise<void>;
   /** Throws when the database cannot be reached (for /readyz). */
   ping(): Promise<void>;
   /**

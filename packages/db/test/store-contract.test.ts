@@ -549,7 +549,7 @@ for (const kind of STORE_KINDS) {
       const listener = kind.name === 'postgres' ? await second() : store;
       const heard: string[] = [];
       listener.onSignal((signal: StoreSignal, taskId: string) => heard.push(`${signal}:${taskId}`));
-      if ('listening' in listener) await (listener as { listening(): Promise<void> }).listening();
+      await listener.listening();
       const waitFor = async (expected: string) => {
         for (let i = 0; i < 100 && !heard.includes(expected); i++) await sleep(20);
         assert.ok(heard.includes(expected), `heard ${expected} (heard: ${heard.join(', ')})`);

@@ -124,6 +124,8 @@ export class TaskEngine {
         this.#o.logger.warn({ reclaimed, claimants: dead }, 'reclaimed tasks left working by a previous process');
     }
     this.#unsubscribe = this.store.onSignal((signal, taskId) => this.#heard(signal, taskId));
+    // A task another node creates once start() has resolved is heard at once, not at the next sweep.
+    await this.store.listening();
     this.#heartbeat = setInterval(() => void this.#beat(), Math.max(50, Math.floor(this.#o.leaseMs / 3)));
     this.#heartbeat.unref();
     await this.#sweep();

@@ -4,7 +4,7 @@
 // new task, after its commit. Real engines on this run's store (REFLOW_TEST_STORE).
 import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
-import type { NewTask, Store, StoreQueries } from '@reflow/db';
+import type { NewTask, StoreQueries } from '@reflow/db';
 import type { TaskHandler } from '../src/index.ts';
 import { engineFactory, until } from './engine-helper.ts';
 import { testSql } from '../../../scripts/test-sql.mjs';
@@ -33,7 +33,6 @@ const aside = (id: string): NewTask => ({
 });
 
 /** On PostgreSQL the signals come through LISTEN: wait until it is in place. */
-const listening = (store: Store) => (store as { listening?: () => Promise<void> }).listening?.();
 
 test('a create with an admit: a refusal rolls back what the admit wrote and signals nothing; an admitted task is signalled once, after its commit; a duplicate skips the admit', async () => {
   const path = engines.freshPath();
@@ -49,7 +48,7 @@ test('a create with an admit: a refusal rolls back what the admit wrote and sign
       visibleWhenHeard.push(reader.tasks.get(taskId).then((row) => row !== undefined));
     });
     try {
-      await listening(store);
+      await store.listening();
       // The admit writes through its transaction, then refuses: both go.
       await assert.rejects(
         engine.create({

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
-import type { NewTask, Store } from '@reflow/db';
+import type { NewTask } from '@reflow/db';
 import { AttemptInterrupted, PermanentTaskError, type Logger, type TaskHandler } from '../src/index.ts';
 import { engineFactory, gated, settled, until } from './engine-helper.ts';
 import { testSql } from '../../../scripts/test-sql.mjs';
@@ -30,7 +30,6 @@ const queued = (id: string, kind: string): NewTask => ({
 });
 
 /** On PostgreSQL the signals come through LISTEN: wait until it is in place. */
-const listening = (store: Store) => (store as { listening?: () => Promise<void> }).listening?.();
 
 /** Lets every pending callback run (on SQLite a kick's claim and launch happen within it). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -64,7 +63,7 @@ test('a kick that arrives while the claim loop runs makes it go round again', as
     1,
   );
   await engine.start();
-  await listening(store);
+  await store.listening();
   // The loop's claim has looked (on SQLite at once, in this call) and found nothing...
   const loop = engine.kick();
   // ...then the holder lets the task go through another connection (on SQLite at once, and its
