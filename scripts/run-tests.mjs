@@ -57,7 +57,7 @@ const STORE_INDEPENDENT = [
 
 /**
  * Files about the protocol and CLI surface: wire shapes, MCP clients of every generation, hostile
- * requests refused before any state, the CLI as a client of the server. What they check is the same
+ * requests refused before any state, the CLI as a client of the server, the console page. What they check is the same
  * whichever store is under the server, so they run once, on SQLite. Each store's own code is checked
  * on both: packages/db's store contract, the engine and reflow suites, and the durability, cluster,
  * push, operator and security-review files, which run once per store.
@@ -74,6 +74,11 @@ const SURFACE = [
   'apps/cli/test/poll-interval.test.ts',
   'apps/cli/test/tasks-approve-command.test.ts',
   'apps/cli/test/tasks-command.test.ts',
+  // The console page in a browser: a client of /api, whose every answer the operator API files
+  // (operator-approval, operator-revert, operator-tasks-api, …) check on each store.
+  'apps/server/test/operator/operator-page.test.ts',
+  'apps/server/test/operator/operator-approval-page.test.ts',
+  'apps/server/test/operator/operator-revert-approval-page.test.ts',
 ];
 
 /** Files that measure growth and waits: they run alone, after the others, so no neighbour distorts them. */
@@ -204,10 +209,11 @@ if (!process.env.REFLOW_TEST_BUILD && process.env.REFLOW_TEST_FROM_SOURCES !== '
 
 const files = expand(chosen.length ? chosen : ALL_FILES);
 const surface = new Set(expand(SURFACE));
+const testFilesDir = join(root, 'node_modules/.cache/reflow-test-files');
 const testBundles =
-  process.env.REFLOW_TEST_FROM_SOURCES === '1'
-    ? new Map()
-    : await bundleTestFiles(files, join(root, 'node_modules/.cache/reflow-test-files'));
+  process.env.REFLOW_TEST_FROM_SOURCES === '1' ? new Map() : await bundleTestFiles(files, testFilesDir);
+// The tests' own child scripts were bundled there too (scripts/test-build.mjs, childScript).
+if (testBundles.size > 0) process.env.REFLOW_TEST_FILES = testFilesDir;
 // The run's database templates (scripts/test-store.mjs, builtTestDatabase): built by the first test
 // process that needs one, copied by the rest, removed at the end (on PostgreSQL, with its server).
 const templates = mkdtempSync(join(tmpdir(), 'reflow-templates-'));

@@ -3,7 +3,11 @@
 // that bundle instead of the sources through tsx, whose start-up costs every child a second or two
 // of CPU. Outside `npm test` (a single `tsx --test`, the benchmarks, the soak) the variable is unset
 // and they run the sources as before.
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The path of a file of the bundle (`solve-worker.js`), or undefined when no bundle was built. */
 export function builtFile(name) {
@@ -15,4 +19,16 @@ export function builtFile(name) {
 export function builtEntry(name) {
   const dir = process.env.REFLOW_TEST_BUILD;
   return dir ? [process.execPath, '--enable-source-maps', join(dir, `${name}.js`)] : undefined;
+}
+
+/**
+ * Node's arguments to run a TypeScript script of the tests as a child process (a state-file
+ * writer, a snapshot printer, the SDK 1.x peer): under `npm test`, the run's bundle of it
+ * (scripts/test-bundle.mjs, CHILD_SCRIPTS; REFLOW_TEST_FILES names the folder), which starts
+ * without tsx's second of CPU; otherwise the source through tsx.
+ */
+export function childScript(source) {
+  const dir = process.env.REFLOW_TEST_FILES;
+  const bundle = dir && join(dir, relative(root, source)).replace(/\.ts$/, '.mjs');
+  return bundle && existsSync(bundle) ? [bundle] : ['--import', 'tsx', source];
 }

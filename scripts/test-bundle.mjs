@@ -18,12 +18,25 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** Test files that load a TypeScript worker of their own (piscina's `filename`): they run through tsx. */
 export const FROM_SOURCES = ['packages/tasks/test/worker-faults.test.ts'];
 
+/**
+ * Scripts the tests start as child processes, bundled beside the test files (run them through
+ * `childScript` in scripts/test-build.mjs).
+ */
+export const CHILD_SCRIPTS = [
+  'apps/cli/test/state-file-writer.ts',
+  'packages/reflow/test/fixtures/print-snapshot.ts',
+  'apps/server/bench/sdk1-peer-server.ts',
+];
+
 /** Our files: the workspace's TypeScript and the repository's scripts. */
 const OURS = /\/(apps|packages|seed|scripts)\/.*\.(ts|mts|mjs)$/;
 
-/** Writes a bundle per test file under `outdir`; returns a map from each file (relative) to its bundle. */
+/**
+ * Writes a bundle per test file, and per child script, under `outdir` (the same relative path,
+ * `.mjs`); returns a map from each file (relative) to its bundle.
+ */
 export async function bundleTestFiles(files, outdir) {
-  const entries = files.filter((file) => !FROM_SOURCES.includes(file));
+  const entries = [...files.filter((file) => !FROM_SOURCES.includes(file)), ...CHILD_SCRIPTS];
   rmSync(outdir, { recursive: true, force: true }); // chunks are named by hash: the last run's would pile up
   const result = await build({
     absWorkingDir: root,

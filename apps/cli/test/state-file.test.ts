@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { StateFile } from '../src/client/state-file.ts';
+import { childScript } from '../../../scripts/test-build.mjs';
 
 const WRITERS = 4;
 const EACH = 30;
@@ -19,7 +20,7 @@ test('concurrent reflow processes sharing a state file keep every task', async (
   const path = join(dir, 'tasks.json');
   const writer = join(import.meta.dirname, 'state-file-writer.ts');
   const exits = Array.from({ length: WRITERS }, (_, w) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'add', `w${w}`, String(EACH)], {
+    const child = spawn(process.execPath, [...childScript(writer), path, 'add', `w${w}`, String(EACH)], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     return new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -74,7 +75,7 @@ async function killWritersRepeatedly(path: string, kills: number): Promise<{ rea
   let reads = 0;
   const delays: number[] = [];
   for (let k = 0; k < kills && !halted(); k++) {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, path, 'rewrite'], {
+    const child = spawn(process.execPath, [...childScript(writer), path, 'rewrite'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     writers.add(child);

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
+import { childScript } from '../../../scripts/test-build.mjs';
 
 const SERVER = fileURLToPath(new URL('./sdk1-peer-server.ts', import.meta.url));
 
@@ -13,7 +14,7 @@ export interface PeerServer {
 
 /** `workMs`: how long each task's work takes, so a created task stays `working` while it is polled. */
 export async function startSdk1Peer(options: { workMs: number }): Promise<PeerServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, String(options.workMs)], {
+  const child = spawn(process.execPath, [...childScript(SERVER), String(options.workMs)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = once(child, 'exit');

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { importSite } from '../src/index.ts';
 import { openReflowTestStore, type ReflowTestStore } from './reflow-test-store.ts';
+import { childScript } from '../../../scripts/test-build.mjs';
 
 const PRINTER = fileURLToPath(new URL('./fixtures/print-snapshot.ts', import.meta.url));
 let opened: ReflowTestStore;
@@ -19,7 +20,7 @@ before(async () => {
 after(() => opened.close());
 
 function snapshotsUnder(tz: string, windows: { from: string; to: string }[]): unknown {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', PRINTER, opened.location, JSON.stringify(windows)], {
+  const out = execFileSync(process.execPath, [...childScript(PRINTER), opened.location, JSON.stringify(windows)], {
     env: { ...process.env, TZ: tz },
     encoding: 'utf8',
     timeout: 60_000,

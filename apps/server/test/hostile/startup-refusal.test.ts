@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
+import { builtEntry } from '../../../../scripts/test-build.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 
@@ -16,7 +17,13 @@ function runServer(
   stopWhen?: RegExp,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string; stdout: string }> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/server.ts'], {
+    const [command, ...args] = builtEntry('server') ?? [
+      process.execPath,
+      '--import',
+      'tsx',
+      'apps/server/src/server.ts',
+    ];
+    const child = spawn(command, args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', WORKERS: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
