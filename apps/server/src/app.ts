@@ -11,6 +11,7 @@ import { addMetricsRoutes } from './metrics/metrics-routes.ts';
 import { addDocsRoutes } from './routes/docs.ts';
 import { apiRoutes } from './routes/api/index.ts';
 import { healthRoutes } from './routes/health.ts';
+import { lazySerializerFactory } from './lazy-serializers.ts';
 import { uiRoutes } from './ui/ui-routes.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 import type { Services } from './services.ts';
@@ -35,6 +36,7 @@ export async function buildApp(
       typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'].slice(0, 100) : randomUUID(),
     requestIdHeader: false,
     logController: new RequestLogController(),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   });
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
