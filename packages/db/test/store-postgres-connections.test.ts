@@ -20,7 +20,7 @@ after(async () => {
   for (const o of opened) await o.done();
 });
 
-test('every connection carries statement, lock and idle-in-transaction timeouts (defaults, and as configured)', async () => {
+test('every connection carries statement, lock and idle-in-transaction timeouts (defaults, and as configured), and JIT off', async () => {
   const { store, url } = await open();
   const show = async (s: PostgresStore, name: string) => (await s.pool.query(`SHOW ${name}`)).rows[0][name];
   assert.deepEqual(
@@ -28,8 +28,9 @@ test('every connection carries statement, lock and idle-in-transaction timeouts 
       await show(store, 'statement_timeout'),
       await show(store, 'lock_timeout'),
       await show(store, 'idle_in_transaction_session_timeout'),
+      await show(store, 'jit'),
     ],
-    ['30s', '10s', '1min'],
+    ['30s', '10s', '1min', 'off'],
   );
   const tuned = await openPostgresStore(url!, {
     statementTimeoutMs: 1500,
