@@ -1,8 +1,9 @@
 // `npm test` bundles the server and the CLI once (scripts/build.mjs, into a cache folder) and names
 // the folder in REFLOW_TEST_BUILD; the tests that start a server or `reflow` as a child process run
 // that bundle instead of the sources through tsx, whose start-up costs every child a second or two
-// of CPU. Outside `npm test` (a single `tsx --test`, the benchmarks, the soak) the variable is unset
-// and they run the sources as before.
+// of CPU; the tests' own child scripts run from the run's test bundles (childScript). Outside
+// `npm test` (a single `tsx --test`, the benchmarks, the soak) the variables are unset and every
+// child runs the sources through tsx.
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';

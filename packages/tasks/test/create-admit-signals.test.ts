@@ -32,8 +32,6 @@ const aside = (id: string): NewTask => ({
   maxAttempts: 3,
 });
 
-/** On PostgreSQL the signals come through LISTEN: wait until it is in place. */
-
 test('a create with an admit: a refusal rolls back what the admit wrote and signals nothing; an admitted task is signalled once, after its commit; a duplicate skips the admit', async () => {
   const path = engines.freshPath();
   const { engine, store } = await engines.open(path, [echo], { concurrency: 0 });
@@ -48,7 +46,7 @@ test('a create with an admit: a refusal rolls back what the admit wrote and sign
       visibleWhenHeard.push(reader.tasks.get(taskId).then((row) => row !== undefined));
     });
     try {
-      await store.listening();
+      await store.listening(); // on PostgreSQL the signals come through LISTEN
       // The admit writes through its transaction, then refuses: both go.
       await assert.rejects(
         engine.create({

@@ -29,8 +29,6 @@ const queued = (id: string, kind: string): NewTask => ({
   maxAttempts: 3,
 });
 
-/** On PostgreSQL the signals come through LISTEN: wait until it is in place. */
-
 /** Lets every pending callback run (on SQLite a kick's claim and launch happen within it). */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -63,7 +61,7 @@ test('a kick that arrives while the claim loop runs makes it go round again', as
     1,
   );
   await engine.start();
-  await store.listening();
+  await store.listening(); // on PostgreSQL the signals come through LISTEN
   // The loop's claim has looked (on SQLite at once, in this call) and found nothing...
   const loop = engine.kick();
   // ...then the holder lets the task go through another connection (on SQLite at once, and its
