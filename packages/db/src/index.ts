@@ -5,13 +5,17 @@ export type { TokenTaken } from './queries/principal-queries.ts';
 export { SqliteStore, openSqliteStore, type SqliteStoreOptions } from './sqlite-store.ts';
 export { startWalCheckpointer, BACKSTOP_PAGES, type WalCheckpointer } from './wal-checkpointer.ts';
 export { type SynchronousMode } from './connection.ts';
+export type { AnswerOutcome, TaskInputRow } from './queries/input-queries.ts';
 export {
-  HELD_CLAIM_PREFIX,
-  heldClaim,
-  heldFor,
-  type AnswerOutcome,
-  type TaskInputRow,
-} from './queries/input-queries.ts';
+  isTerminalStatus,
+  OPEN_STATUSES,
+  stateOf,
+  TASK_ROW_STATES,
+  TERMINAL_STATUSES,
+  type TaskRowState,
+  type TerminalStatus,
+} from './lifecycle/task-states.ts';
+export { TRANSITIONS, type TransitionName, type TransitionRule } from './lifecycle/task-transitions.ts';
 export { StaleAttemptError, TOMBSTONE_RETENTION_MS } from './queries/task-rows.ts';
 export type { AttemptFence, TaskError, TaskEventRow, TaskRow } from './queries/task-rows.ts';
 export type { TaskPollRow } from './queries/task-poll-queries.ts';

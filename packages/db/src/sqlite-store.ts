@@ -341,17 +341,9 @@ export class SqliteStore implements Store {
         events: (taskId) => run(() => q().tasks.events(taskId)),
         claimNext: (claimedBy, leaseMs, running, options) =>
           write(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running, options)),
-        resumeLease: (fence, leaseMs) =>
-          write(() => {
-            const now = clock();
-            return q().tasks.resumeLease(fence, now + leaseMs, now);
-          }),
+        resumeLease: (fence, leaseMs) => write(() => q().tasks.resumeLease(fence, leaseMs, clock())),
         holdScope: (fence) => run(() => q().tasks.holdScope(fence, clock())),
-        renewLease: (fence, leaseMs) =>
-          write(() => {
-            const now = clock();
-            return q().tasks.renewLease(fence, now + leaseMs, now);
-          }),
+        renewLease: (fence, leaseMs) => write(() => q().tasks.renewLease(fence, leaseMs, clock())),
         release: (fence, message, options) =>
           write(() => q().tasks.release(fence, clock(), message, options)).then((released) => {
             if (released) this.#signal('released', fence.taskId);

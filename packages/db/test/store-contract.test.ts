@@ -3,7 +3,7 @@
 // that needs time to pass (a TTL, a lease) waits for it rather than moving a clock.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { StaleAttemptError, type StoreSignal, type TaskRow } from '../src/index.ts';
+import { StaleAttemptError, stateOf, type StoreSignal, type TaskRow } from '../src/index.ts';
 import { STORE_KINDS, opener, newTask, sleep, smallSite } from './store-harness.ts';
 
 const fenceOf = (row: TaskRow) => ({ taskId: row.id, attempt: row.attempt, claimedBy: row.claimedBy! });
@@ -324,7 +324,7 @@ for (const kind of STORE_KINDS) {
       assert.deepEqual(Object.keys(again), ['r2-approve']);
     });
 
-    test('a task held for an operator stays working under a held claim; only that party answers it', async () => {
+    test('a task held for an operator stays working, held for it with no claim; only that party answers it', async () => {
       const { store } = await open();
       await store.tasks.createOrFind(newTask(), { message: 'Queued' });
       const claimed = (await store.tasks.claimNext('node-1', 30_000))!;
@@ -336,8 +336,12 @@ for (const kind of STORE_KINDS) {
       });
       const held = (await store.tasks.get(claimed.id))!;
       assert.equal(held.status, 'working');
-      assert.equal(held.claimedBy, 'awaiting:operator');
+      assert.equal(held.heldFor, 'operator');
+      assert.equal(held.claimedBy, null);
       assert.equal(held.leaseExpiresAt, null);
+      assert.equal(stateOf(held, Date.now()), 'held');
+      assert.equal(await store.tasks.queueDepth(), 0, 'a held task is not queued');
+      assert.deepEqual(await store.tasks.claimants(), [], 'nor claimed');
       assert.equal(await store.taskList.countAwaiting({}, 'operator'), 1);
       assert.equal(await store.tasks.claimNext('node-2', 30_000), undefined, 'nothing claims a held task');
       const key = Object.keys(pending)[0];

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import type { AnswerOutcome, Store, StoreSignal, TaskPollRow, TaskRow } from '@reflow/db';
-import { heldFor } from '@reflow/db';
+import { isTerminalStatus, type AnswerOutcome, type Store, type StoreSignal, type TaskPollRow, type TaskRow } from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
 import type { Logger } from './logger.ts';
@@ -35,8 +34,8 @@ export interface TaskEngineOptions {
   outageWaitMs?: number;
 }
 
-const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
-export const isTerminal = (status: string) => TERMINAL.has(status);
+/** Whether a status is terminal: the one set, declared with the lifecycle (@reflow/db). */
+export const isTerminal = isTerminalStatus;
 
 /**
  * The durable task engine: a task row is committed before anyone hears of its id; workers claim
@@ -284,7 +283,7 @@ export class TaskEngine {
     if (isTerminal(row.status)) return row.pollIntervalMs;
     if (row.status === 'input_required') return this.#o.basePollIntervalMs;
     const now = this.#o.now();
-    if (heldFor(row.claimedBy) !== undefined)
+    if (row.heldFor !== null)
       return heldPollIntervalFor(this.#o.basePollIntervalMs, now - row.lastUpdatedAt);
     const running = row.claimedBy !== null && (row.leaseExpiresAt ?? 0) >= now;
     return this.#pollInterval({

@@ -155,7 +155,7 @@ test('a task held for an operator: only an answer for that party resumes it, and
   const { engine } = await engines.open(engines.freshPath(), [approval]);
   await engine.start();
   const { task } = await engine.create({ owner: 'alice', kind: 'approval', input: {} });
-  await until(async () => (await engine.get(task.id))?.claimedBy === 'awaiting:operator', 'the task to be held');
+  await until(async () => (await engine.get(task.id))?.heldFor === 'operator', 'the task to be held');
   assert.equal((await engine.get(task.id))?.status, 'working', 'the requester sees it working');
   const parked = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'input_required');
   assert.deepEqual(parked?.data, { keys: ['r1-ok'], awaiting: 'operator' });

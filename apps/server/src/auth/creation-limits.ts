@@ -32,6 +32,11 @@ export class CreationLimitError extends Error {
 export class CreationLimits {
   constructor(readonly options: CreationLimitOptions) {}
 
+  /** Whether `caller` is limited at all: an operator is not (a create then checks nothing). */
+  appliesTo(caller: Principal): boolean {
+    return caller.role !== 'operator';
+  }
+
   /**
    * Throws CreationLimitError when `caller` may not create a task now; otherwise takes one token.
    * `tx` is the creating transaction: the count and the bucket are judged in it (on PostgreSQL under
@@ -39,7 +44,7 @@ export class CreationLimits {
    * a create that rolls back gives its token back.
    */
   async admit(tx: StoreQueries, caller: Principal): Promise<void> {
-    if (caller.role === 'operator') return;
+    if (!this.appliesTo(caller)) return;
     const principal = caller.id;
     const { burst, perMinute, maxActive } = this.options;
     const active = await tx.principals.activeTaskCount(principal);

@@ -141,28 +141,48 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Group commit: the batch's locks first (in the one global order), then every create in its own
-   * savepoint, in one transaction; NOTIFYs are delivered at its COMMIT.
+   * Group commit: the batch's locks first (in the one global order), then each create, in one
+   * transaction; NOTIFYs are delivered at its COMMIT. A create without limits to check is one
+   * statement; one with them runs in its own savepoint, so a refusal rolls back alone. Should a
+   * statement fail (and PostgreSQL abort the whole transaction with it), each create is tried again
+   * in a transaction of its own, so it fails alone.
    */
-  #commitCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
-    return this.#db.transaction(async (tx) => {
-      await lockCreates(
-        tx,
-        batch.map((c) => c.task),
-      );
-      const outcomes: BatchOutcome<CreateOutcome>[] = [];
-      for (const { task, event, admit } of batch) {
-        try {
-          const value = await tx.transaction((savepoint) =>
-            createLocked(savepoint, task, event, admit && (() => admit(this.#bind(savepoint)))),
-          );
-          outcomes.push({ ok: true, value });
-        } catch (error) {
-          outcomes.push({ ok: false, error });
+  async #commitCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
+    try {
+      return await this.#db.transaction(async (tx) => {
+        await lockCreates(
+          tx,
+          batch.map((c) => c.task),
+        );
+        const outcomes: BatchOutcome<CreateOutcome>[] = [];
+        for (const { task, event, admit } of batch) {
+          if (!admit) {
+            outcomes.push({ ok: true, value: await createLocked(tx, task, event, undefined) });
+            continue;
+          }
+          try {
+            const value = await tx.transaction((savepoint) =>
+              createLocked(savepoint, task, event, () => admit(this.#bind(savepoint))),
+            );
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            outcomes.push({ ok: false, error });
+          }
         }
-      }
-      return outcomes;
-    });
+        return outcomes;
+      });
+    } catch (error) {
+      if (batch.length === 1) throw error;
+      const alone = taskRecordQueries(this.#db, (tx) => this.#bind(tx)).createOrFind;
+      return Promise.all(
+        batch.map(({ task, event, admit }) =>
+          alone(task, event, admit).then(
+            (value): BatchOutcome<CreateOutcome> => ({ ok: true, value }),
+            (failure: unknown): BatchOutcome<CreateOutcome> => ({ ok: false, error: failure }),
+          ),
+        ),
+      );
+    }
   }
 
   /** The pool now, and how many waits for a connection found it exhausted (for /metrics). */

@@ -1,21 +1,12 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { taskEvents, taskInputs, tasks, type PendingInput } from '../schema/index.ts';
-import { fenced, StaleAttemptError, type AttemptFence } from './task-rows.ts';
+import { answerSet, fencedBy, parkSet, waitingWhere } from '../lifecycle/task-transitions.ts';
+import { taskInputs, tasks, type PendingInput } from '../schema/index.ts';
+import { StaleAttemptError, type AttemptFence } from './task-rows.ts';
+import { applyTransition } from './task-transition.ts';
 
 export type TaskInputRow = typeof taskInputs.$inferSelect;
 export type { PendingInput };
-
-/**
- * A task parked for someone other than its requester (an operator) keeps status `working` and holds
- * this claim instead of a worker's: no lease (a person has no heartbeat), so nothing claims or
- * reclaims it, while its scope stays held and its TTL runs. The requester just sees it working.
- */
-export const HELD_CLAIM_PREFIX = 'awaiting:';
-export const heldClaim = (awaiting: string) => `${HELD_CLAIM_PREFIX}${awaiting}`;
-/** Who a task waits on when it is held (`operator`), else undefined. */
-export const heldFor = (claimedBy: string | null): string | undefined =>
-  claimedBy?.startsWith(HELD_CLAIM_PREFIX) ? claimedBy.slice(HELD_CLAIM_PREFIX.length) : undefined;
 
 /** What a delivery of answers did: how many keys it matched, and whether the task may run again. */
 export interface AnswerOutcome {
@@ -50,33 +41,23 @@ export function inputQueries(db: Db) {
           const pending = Object.fromEntries(
             Object.entries(park.requests).map(([name, request]) => [`r${round}-${name}`, { name, request }]),
           );
-          const changes = tx
-            .update(tasks)
-            .set({
-              status: park.awaiting ? 'working' : 'input_required',
-              statusMessage: park.message,
-              lastUpdatedAt: now,
-              claimedBy: park.awaiting ? heldClaim(park.awaiting) : null,
-              leaseExpiresAt: null,
-              maxAttempts: sql`${tasks.maxAttempts} + 1`,
-            })
-            .where(fenced(fence, now))
-            .run().changes;
-          if (changes !== 1) throw new StaleAttemptError(fence);
+          // Park (for the requester) or hold (for `awaiting`, an operator): lifecycle/task-transitions.ts.
+          const parked = applyTransition(
+            tx,
+            now,
+            parkSet(tasks, park.message, now, park.awaiting),
+            fencedBy(fence, tasks, now),
+            {
+              kind: 'input_required',
+              message: park.message,
+              data: { keys: Object.keys(pending), ...(park.awaiting ? { awaiting: park.awaiting } : {}) },
+            },
+          );
+          if (parked.length !== 1) throw new StaleAttemptError(fence);
           const row = { round, pending, responses: {}, state: park.state ?? null, parkedAt: now };
           tx.insert(taskInputs)
             .values({ taskId: fence.taskId, ...row })
             .onConflictDoUpdate({ target: taskInputs.taskId, set: row })
-            .run();
-          tx.insert(taskEvents)
-            .values({
-              taskId: fence.taskId,
-              at: now,
-              attempt: fence.attempt,
-              kind: 'input_required',
-              message: park.message,
-              data: { keys: Object.keys(pending), ...(park.awaiting ? { awaiting: park.awaiting } : {}) },
-            })
             .run();
           return pending;
         },
@@ -103,15 +84,12 @@ export function inputQueries(db: Db) {
       return db.transaction(
         (tx) => {
           const task = tx
-            .select({ status: tasks.status, attempt: tasks.attempt, claimedBy: tasks.claimedBy })
+            .select({ status: tasks.status, attempt: tasks.attempt })
             .from(tasks)
-            .where(and(eq(tasks.id, taskId), sql`${tasks.expiresAt} > ${now}`))
+            .where(waitingWhere(taskId, tasks, now, awaiting))
             .get();
           const inputs = tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)).get();
-          const waiting = awaiting
-            ? task?.status === 'working' && task.claimedBy === heldClaim(awaiting)
-            : task?.status === 'input_required';
-          if (!task || !waiting || !inputs) return { accepted: 0, resumed: false };
+          if (!task || !inputs) return { accepted: 0, resumed: false };
           const pending = { ...inputs.pending };
           const responses = { ...inputs.responses };
           let accepted = 0;
@@ -127,23 +105,11 @@ export function inputQueries(db: Db) {
           const message = resumed
             ? 'Answer received; resuming'
             : `Answer received; ${Object.keys(pending).length} more awaited`;
-          tx.update(tasks)
-            .set({
-              lastUpdatedAt: now,
-              ...(resumed ? { status: 'working' as const, statusMessage: message, claimedBy: null } : {}),
-            })
-            .where(and(eq(tasks.id, taskId), eq(tasks.status, task.status), eq(tasks.attempt, task.attempt)))
-            .run();
-          tx.insert(taskEvents)
-            .values({
-              taskId,
-              at: now,
-              attempt: task.attempt,
-              kind: 'input_received',
-              message,
-              data: { by, keys: accepted, ...(awaiting ? { awaiting } : {}) },
-            })
-            .run();
+          applyTransition(tx, now, answerSet(now, resumed, message), waitingWhere(taskId, tasks, now, awaiting), {
+            kind: 'input_received',
+            message,
+            data: { by, keys: accepted, ...(awaiting ? { awaiting } : {}) },
+          });
           return { accepted, resumed };
         },
         { behavior: 'immediate' },

@@ -1,51 +1,31 @@
-// The queue: claiming the next runnable task under a lease, renewing and releasing it, and recovering claims of dead processes.
-import { and, asc, eq, inArray, isNotNull, isNull, like, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { alias, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+// The queue on SQLite: claiming the next runnable task under a lease, renewing and releasing it,
+// and recovering claims of dead processes; each a transition of lifecycle/task-transitions.ts.
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../connection.ts';
+import { leasedRows, queuedRows } from '../lifecycle/task-states.ts';
+import {
+  claimedByAnyWhere,
+  claimSet,
+  exhaustedLapsedWhere,
+  exhaustedQueuedWhere,
+  fencedBy,
+  lapsedCandidateWhere,
+  leaseSet,
+  ownedBy,
+  queuedCandidateWhere,
+  releaseSet,
+  scopeHeld,
+} from '../lifecycle/task-transitions.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
-import { HELD_CLAIM_PREFIX } from './input-queries.ts';
-import { live, fenced, owned, StaleAttemptError, type TaskRow, type AttemptFence } from './task-rows.ts';
+import { StaleAttemptError, type TaskRow, type AttemptFence } from './task-rows.ts';
+import { applyTransition } from './task-transition.ts';
 
 const holder = alias(tasks, 'holder');
-type Operand = SQL | AnySQLiteColumn;
-
-/**
- * A live holder of a scope overlapping [start, end) under `key`, other than `self`, at `now`: a
- * claimed working task whose lease holds (the fence's own definition of holding) or that the caller
- * runs itself, a task parked for input, or one held for an operator.
- */
-function scopeHolder(key: Operand, start: Operand, end: Operand, self: Operand, now: number, running: string[]) {
-  return and(
-    sql`${holder.scopeKey} = ${key}`,
-    sql`${holder.scopeStart} < ${end}`,
-    sql`${holder.scopeEnd} > ${start}`,
-    sql`${holder.id} <> ${self}`,
-    or(
-      and(
-        eq(holder.status, 'working'),
-        isNotNull(holder.claimedBy),
-        or(sql`${holder.leaseExpiresAt} >= ${now}`, running.length ? inArray(holder.id, running) : undefined),
-      ),
-      // A task parked for input (an approval) still owns its plan for those days: an overlapping
-      // task waits until it is answered, cancelled or expired.
-      and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${now}`),
-      // So does a task held for an operator's decision (working, with a held claim and no lease).
-      and(
-        eq(holder.status, 'working'),
-        like(holder.claimedBy, `${HELD_CLAIM_PREFIX}%`),
-        sql`${holder.expiresAt} > ${now}`,
-      ),
-    ),
-  );
-}
 
 export function taskClaimQueries(db: Db) {
   // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
-  const queued = and(
-    eq(tasks.status, 'working'),
-    isNull(tasks.claimedBy),
-    sql`${tasks.expiresAt} > ${sql.placeholder('now')}`,
-  );
+  const queued = sql`${queuedRows(tasks)} and ${tasks.expiresAt} > ${sql.placeholder('now')}`;
   const depth = db
     .select({ n: sql<number>`count(*)` })
     .from(tasks)
@@ -58,14 +38,44 @@ export function taskClaimQueries(db: Db) {
     .orderBy(asc(tasks.createdAt), asc(tasks.id))
     .prepare();
 
+  /** No live holder of an overlapping scope (for a scoped row of `tasks`). */
+  const scopeFree = (now: number, running: string[]) =>
+    sql`(${tasks.scopeKey} is null or not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
+      holder,
+      { key: tasks.scopeKey, start: tasks.scopeStart, end: tasks.scopeEnd, self: tasks.id },
+      now,
+      running,
+    )}))`;
+
+  /** The oldest row meeting `where`, scope free, never one of `running`: read along the index `where` names. */
+  const oldest = (tx: Pick<Db, 'select'>, where: SQL, now: number, running: string[]) =>
+    tx
+      .select({ id: tasks.id, attempt: tasks.attempt, previous: tasks.claimedBy, createdAt: tasks.createdAt })
+      .from(tasks)
+      .where(
+        and(
+          where,
+          scopeFree(now, running),
+          running.length
+            ? sql`${tasks.id} not in (${sql.join(
+                running.map((id) => sql`${id}`),
+                sql`, `,
+              )})`
+            : undefined,
+        ),
+      )
+      .orderBy(asc(tasks.createdAt), asc(tasks.id))
+      .limit(1)
+      .get();
+
   return {
     /**
-     * Claims the oldest runnable task for `claimedBy`, bumping its attempt. Runnable: working,
-     * unclaimed or with a lapsed lease, attempts left, and no live claim or parked task on an
-     * overlapping scope. Oldest first, so an answered task runs before younger overlapping ones.
-     * `running`: the tasks the caller is running itself. It never claims them again (their lease may
-     * have lapsed in a stall of its own thread or a clock jump while the attempt lives on), and they
-     * hold their scopes whatever their lease says.
+     * Claims the oldest runnable task for `claimedBy`, bumping its attempt: the oldest queued one (on
+     * the queue's partial index, in its order) or, taking over, the oldest whose lease lapsed,
+     * whichever is older; attempts left, and no live holder of an overlapping scope. Oldest first, so
+     * an answered task runs before younger overlapping ones. `running`: the tasks the caller is
+     * running itself. It never claims them again (their lease may have lapsed in a stall of its own
+     * thread or a clock jump while the attempt lives on), and they hold their scopes whatever their lease says.
      */
     claimNext(
       claimedBy: string,
@@ -76,37 +86,20 @@ export function taskClaimQueries(db: Db) {
     ): TaskRow | undefined {
       return db.transaction(
         (tx) => {
-          const scopeBusy = tx
-            .select({ one: sql`1` })
-            .from(holder)
-            .where(scopeHolder(tasks.scopeKey, tasks.scopeStart, tasks.scopeEnd, tasks.id, now, running));
-          const next = tx
-            .select({ id: tasks.id, attempt: tasks.attempt, previous: tasks.claimedBy })
-            .from(tasks)
-            .where(
-              and(
-                eq(tasks.status, 'working'),
-                (options.takeOverLapsed ?? true)
-                  ? or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now))
-                  : isNull(tasks.claimedBy),
-                running.length ? notInArray(tasks.id, running) : undefined,
-                lt(tasks.attempt, tasks.maxAttempts),
-                live(now),
-                or(isNull(tasks.scopeKey), sql`not exists ${scopeBusy}`),
-              ),
-            )
-            .orderBy(asc(tasks.createdAt), asc(tasks.id))
-            .limit(1)
-            .get();
+          const queuedNext = oldest(tx, queuedCandidateWhere(tasks, now), now, running);
+          const lapsedNext =
+            (options.takeOverLapsed ?? true) ? oldest(tx, lapsedCandidateWhere(tasks, now), now, running) : undefined;
+          const next =
+            !lapsedNext ||
+            (queuedNext &&
+              (queuedNext.createdAt < lapsedNext.createdAt ||
+                (queuedNext.createdAt === lapsedNext.createdAt && queuedNext.id < lapsedNext.id)))
+              ? queuedNext
+              : lapsedNext;
           if (!next) return undefined;
           const claimed = tx
             .update(tasks)
-            .set({
-              claimedBy,
-              attempt: sql`${tasks.attempt} + 1`,
-              leaseExpiresAt: now + leaseMs,
-              startedAt: sql`coalesce(${tasks.startedAt}, ${now})`,
-            })
+            .set(claimSet(claimedBy, leaseMs, tasks, now))
             .where(eq(tasks.id, next.id))
             .returning()
             .get();
@@ -138,36 +131,30 @@ export function taskClaimQueries(db: Db) {
     },
 
     /**
-     * A lapsed holder asks for its lease again (to `until`): allowed while it still owns the attempt
-     * and no other task took an overlapping scope meanwhile (the claim's test). Costs no attempt.
+     * A lapsed holder asks for its lease again (to now + `leaseMs`): allowed while it still owns the
+     * attempt and no other task took an overlapping scope meanwhile (the claim's test). Costs no attempt.
      */
-    resumeLease(fence: AttemptFence, until: number, now: number): boolean {
+    resumeLease(fence: AttemptFence, leaseMs: number, now: number): boolean {
       return db.transaction(
         (tx) => {
           const row = tx
             .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
             .from(tasks)
-            .where(owned(fence, now))
+            .where(ownedBy(fence, tasks, now))
             .get();
           if (!row) return false;
           if (row.scopeKey !== null) {
-            const taken = tx
-              .select({ one: sql`1` })
-              .from(holder)
-              .where(
-                scopeHolder(
-                  sql`${row.scopeKey}`,
-                  sql`${row.scopeStart}`,
-                  sql`${row.scopeEnd}`,
-                  sql`${fence.taskId}`,
-                  now,
-                  [],
-                ),
-              )
-              .get();
-            if (taken) return false;
+            const scope = { key: row.scopeKey, start: row.scopeStart!, end: row.scopeEnd!, self: fence.taskId };
+            if (
+              tx
+                .select({ one: sql`1` })
+                .from(holder)
+                .where(scopeHeld(holder, scope, now, []))
+                .get()
+            )
+              return false;
           }
-          return tx.update(tasks).set({ leaseExpiresAt: until }).where(owned(fence, now)).run().changes === 1;
+          return applyTransition(tx, now, leaseSet(leaseMs, now), ownedBy(fence, tasks, now)).length === 1;
         },
         { behavior: 'immediate' },
       );
@@ -178,35 +165,34 @@ export function taskClaimQueries(db: Db) {
      * write lock, taken at BEGIN IMMEDIATE, already keeps every other writer out until COMMIT.
      */
     holdScope(fence: AttemptFence, now: number): void {
-      if (!db.select({ id: tasks.id }).from(tasks).where(fenced(fence, now)).get()) throw new StaleAttemptError(fence);
+      if (
+        !db
+          .select({ id: tasks.id })
+          .from(tasks)
+          .where(fencedBy(fence, tasks, now))
+          .get()
+      )
+        throw new StaleAttemptError(fence);
     },
 
-    /** Extends the attempt's lease to `until`; false when it lost its fence at `now` (then it must stop). */
-    renewLease(fence: AttemptFence, until: number, now: number): boolean {
-      return db.update(tasks).set({ leaseExpiresAt: until }).where(fenced(fence, now)).run().changes === 1;
+    /** Extends the attempt's lease to now + `leaseMs`; false when it lost its fence at `now` (then it must stop). */
+    renewLease(fence: AttemptFence, leaseMs: number, now: number): boolean {
+      return applyTransition(db, now, leaseSet(leaseMs, now), fencedBy(fence, tasks, now)).length === 1;
     },
 
     /**
      * Gives a claimed task back to the queue (for a retry, or on shutdown). `refundAttempt` when the
      * attempt did not fail but was interrupted on purpose (a clean shutdown): it does not count.
+     * Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
      */
     release(fence: AttemptFence, now: number, message: string, options: { refundAttempt?: boolean } = {}): boolean {
       return db.transaction(
-        (tx) => {
-          const attempt = options.refundAttempt ? sql`${tasks.attempt} - 1` : tasks.attempt;
-          const ok =
-            tx
-              .update(tasks)
-              .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now, attempt })
-              // Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
-              .where(owned(fence, now))
-              .run().changes === 1;
-          if (ok)
-            tx.insert(taskEvents)
-              .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'released', message })
-              .run();
-          return ok;
-        },
+        (tx) =>
+          applyTransition(tx, now, releaseSet(tasks, now, options.refundAttempt), ownedBy(fence, tasks, now), {
+            attempt: fence.attempt,
+            kind: 'released',
+            message,
+          }).length === 1,
         { behavior: 'immediate' },
       );
     },
@@ -216,7 +202,7 @@ export function taskClaimQueries(db: Db) {
       return db
         .selectDistinct({ claimedBy: tasks.claimedBy })
         .from(tasks)
-        .where(and(eq(tasks.status, 'working'), isNotNull(tasks.claimedBy)))
+        .where(leasedRows(tasks))
         .all()
         .map((r) => r.claimedBy!);
     },
@@ -225,37 +211,31 @@ export function taskClaimQueries(db: Db) {
     releaseClaimsOf(claimants: string[], now: number, message: string): number {
       if (claimants.length === 0) return 0;
       return db.transaction(
-        (tx) => {
-          const released = tx
-            .update(tasks)
-            .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: now })
-            .where(and(eq(tasks.status, 'working'), inArray(tasks.claimedBy, claimants)))
-            .returning({ id: tasks.id, attempt: tasks.attempt })
-            .all();
-          for (const r of released)
-            tx.insert(taskEvents)
-              .values({ taskId: r.id, at: now, attempt: r.attempt, kind: 'released', message })
-              .run();
-          return released.length;
-        },
+        (tx) =>
+          applyTransition(tx, now, releaseSet(tasks, now), claimedByAnyWhere(claimants, tasks), {
+            kind: 'released',
+            message,
+          }).length,
         { behavior: 'immediate' },
       );
     },
 
     /** Working tasks that have used every attempt and whose last claim is gone or lapsed, except the caller's `running` ones. */
     listExhausted(now: number, running: string[] = []): TaskRow[] {
-      return db
-        .select()
-        .from(tasks)
-        .where(
-          and(
-            eq(tasks.status, 'working'),
-            sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
-            or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
-            running.length ? notInArray(tasks.id, running) : undefined,
-          ),
-        )
-        .all();
+      const notMine = running.length
+        ? sql` and ${tasks.id} not in (${sql.join(
+            running.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``;
+      // Each half read along its own partial index (SQLite uses one only when the query repeats its terms).
+      return [exhaustedQueuedWhere(tasks), exhaustedLapsedWhere(tasks, now)].flatMap((where) =>
+        db
+          .select()
+          .from(tasks)
+          .where(sql`${where}${notMine}`)
+          .all(),
+      );
     },
 
     queueDepth(now: number): number {

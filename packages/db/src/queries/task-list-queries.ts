@@ -1,7 +1,6 @@
 import { and, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
 import { TASK_STATUSES, tasks, type TaskStatus } from '../schema/index.ts';
-import { heldClaim } from './input-queries.ts';
 import type { TaskRow } from './task-rows.ts';
 
 /** What an operator filters the task list by. Expired tasks (past their TTL) are never listed. */
@@ -26,7 +25,7 @@ export function taskListQueries(db: Db) {
     ...(filter.statuses?.length ? [inArray(tasks.status, filter.statuses)] : []),
     ...(filter.kind ? [eq(tasks.kind, filter.kind)] : []),
     ...(filter.createdSince !== undefined ? [gte(tasks.createdAt, filter.createdSince)] : []),
-    ...(filter.awaiting ? [eq(tasks.status, 'working'), eq(tasks.claimedBy, heldClaim(filter.awaiting))] : []),
+    ...(filter.awaiting ? [eq(tasks.status, 'working'), eq(tasks.heldFor, filter.awaiting)] : []),
   ];
 
   return {

@@ -4,27 +4,29 @@ import type { Db } from '../connection.ts';
 import type { TaskRow } from './task-rows.ts';
 
 /** What a poll needs of a task: its state and timings, never its input. */
-export type TaskPollRow = Pick<
-  TaskRow,
-  | 'id'
-  | 'owner'
-  | 'kind'
-  | 'status'
-  | 'statusMessage'
-  | 'result'
-  | 'error'
-  | 'createdAt'
-  | 'lastUpdatedAt'
-  | 'ttlMs'
-  | 'expiresAt'
-  | 'pollIntervalMs'
-  | 'claimedBy'
-  | 'leaseExpiresAt'
-  | 'startedAt'
->;
+export const POLL_COLUMNS = [
+  'id',
+  'owner',
+  'kind',
+  'status',
+  'statusMessage',
+  'result',
+  'error',
+  'createdAt',
+  'lastUpdatedAt',
+  'ttlMs',
+  'expiresAt',
+  'pollIntervalMs',
+  'claimedBy',
+  'heldFor',
+  'leaseExpiresAt',
+  'startedAt',
+] as const satisfies (keyof TaskRow)[];
+export type TaskPollColumn = (typeof POLL_COLUMNS)[number];
+export type TaskPollRow = Pick<TaskRow, TaskPollColumn>;
 
 const COLUMNS =
-  'id, owner, kind, status, status_message, result, error, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms, claimed_by, lease_expires_at, started_at';
+  'id, owner, kind, status, status_message, result, error, created_at, last_updated_at, ttl_ms, expires_at, poll_interval_ms, claimed_by, held_for, lease_expires_at, started_at';
 
 type Cells = [
   string,
@@ -39,6 +41,7 @@ type Cells = [
   number,
   number,
   number,
+  string | null,
   string | null,
   number | null,
   number | null,
@@ -64,8 +67,9 @@ export function taskPollQueries(db: Db) {
         expiresAt: c[10],
         pollIntervalMs: c[11],
         claimedBy: c[12],
-        leaseExpiresAt: c[13],
-        startedAt: c[14],
+        heldFor: c[13],
+        leaseExpiresAt: c[14],
+        startedAt: c[15],
       };
     },
   };

@@ -30,6 +30,7 @@ const UNSET_COLUMNS = {
   error: null,
   attempt: 0,
   claimedBy: null,
+  heldFor: null,
   leaseExpiresAt: null,
   startedAt: null,
   finishedAt: null,

@@ -1,24 +1,32 @@
-// State changes of a task: fenced progress and terminal writes, cancel, giving up, and the TTL sweep.
-import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+// State changes of a task on SQLite: fenced progress and terminal writes, cancel, giving up, and the
+// TTL sweep; each a transition of lifecycle/task-transitions.ts.
+import { lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../connection.ts';
-import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
-import { fenced, StaleAttemptError, TOMBSTONE_RETENTION_MS, type TaskError, type AttemptFence } from './task-rows.ts';
+import {
+  cancelSet,
+  cancelWhere,
+  exhaustedWhere,
+  fencedBy,
+  finishSet,
+  giveUpSet,
+  progressSet,
+  type TaskTerminalOutcome,
+} from '../lifecycle/task-transitions.ts';
+import { expiredTasks, tasks } from '../schema/index.ts';
+import { StaleAttemptError, TOMBSTONE_RETENTION_MS, type TaskError, type AttemptFence } from './task-rows.ts';
+import { applyTransition } from './task-transition.ts';
 
 export function taskStateQueries(db: Db) {
   return {
     /** Records a progress message; false when the attempt lost its fence (cancelled, superseded). */
     progress(fence: AttemptFence, now: number, message: string, data?: unknown): boolean {
       return db.transaction(
-        (tx) => {
-          const ok =
-            tx.update(tasks).set({ statusMessage: message, lastUpdatedAt: now }).where(fenced(fence, now)).run()
-              .changes === 1;
-          if (ok)
-            tx.insert(taskEvents)
-              .values({ taskId: fence.taskId, at: now, attempt: fence.attempt, kind: 'progress', message, data })
-              .run();
-          return ok;
-        },
+        (tx) =>
+          applyTransition(tx, now, progressSet(message, now), fencedBy(fence, tasks, now), {
+            kind: 'progress',
+            message,
+            data,
+          }).length === 1,
         { behavior: 'immediate' },
       );
     },
@@ -27,101 +35,35 @@ export function taskStateQueries(db: Db) {
      * Writes a terminal state for a running attempt. Call inside a transaction together with the
      * work it records; throws StaleAttemptError so that transaction rolls back when the fence fails.
      */
-    finish(
-      fence: AttemptFence,
-      now: number,
-      outcome:
-        | { status: 'completed'; result: string; message: string }
-        | { status: 'failed'; error: TaskError; message: string },
-    ): void {
-      const changes = db
-        .update(tasks)
-        .set({
-          status: outcome.status,
-          statusMessage: outcome.message,
-          result: outcome.status === 'completed' ? outcome.result : null,
-          error: outcome.status === 'failed' ? outcome.error : null,
-          lastUpdatedAt: now,
-          finishedAt: now,
-          leaseExpiresAt: null,
-        })
-        .where(fenced(fence, now))
-        .run().changes;
-      if (changes !== 1) throw new StaleAttemptError(fence);
-      db.insert(taskEvents)
-        .values({
-          taskId: fence.taskId,
-          at: now,
-          attempt: fence.attempt,
-          kind: outcome.status,
-          message: outcome.message,
-        })
-        .run();
+    finish(fence: AttemptFence, now: number, outcome: TaskTerminalOutcome): void {
+      const moved = applyTransition(db, now, finishSet(outcome, now), fencedBy(fence, tasks, now), {
+        kind: outcome.status,
+        message: outcome.message,
+      });
+      if (moved.length !== 1) throw new StaleAttemptError(fence);
     },
 
     /** Moves a non-terminal task to `cancelled`. False when it was already terminal (or unknown). */
     cancel(id: string, now: number, message: string, by: string): boolean {
       return db.transaction(
-        (tx) => {
-          // No row when the task was not in a state to change (drizzle's type leaves out that undefined).
-          const row = tx
-            .update(tasks)
-            .set({
-              status: 'cancelled',
-              statusMessage: message,
-              lastUpdatedAt: now,
-              finishedAt: now,
-              leaseExpiresAt: null,
-            })
-            .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
-            .returning({ attempt: tasks.attempt })
-            .get() as { attempt: number } | undefined;
-          if (row)
-            tx.insert(taskEvents)
-              .values({ taskId: id, at: now, attempt: row.attempt, kind: 'cancelled', message, data: { by } })
-              .run();
-          return row !== undefined;
-        },
+        (tx) =>
+          applyTransition(tx, now, cancelSet(message, now), cancelWhere(id, tasks), {
+            kind: 'cancelled',
+            message,
+            data: { by },
+          }).length === 1,
         { behavior: 'immediate' },
       );
     },
 
-    /**
-     * Fails a task that has used up its attempts, without needing its (lost) fence. The UPDATE judges
-     * the give-up again (every attempt used, no claim or a lapsed one): a last attempt that renewed or
-     * resumed its lease since the sweeper listed the task keeps it.
-     */
+    /** Gives up a task that has used its attempts, without needing its (lost) fence. */
     failExhausted(id: string, now: number, error: TaskError): boolean {
       return db.transaction(
-        (tx) => {
-          // No row when the task was not in a state to change (drizzle's type leaves out that undefined).
-          const row = tx
-            .update(tasks)
-            .set({
-              status: 'failed',
-              statusMessage: error.message,
-              error,
-              lastUpdatedAt: now,
-              finishedAt: now,
-              claimedBy: null,
-              leaseExpiresAt: null,
-            })
-            .where(
-              and(
-                eq(tasks.id, id),
-                eq(tasks.status, 'working'),
-                sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
-                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, now)),
-              ),
-            )
-            .returning({ attempt: tasks.attempt })
-            .get() as { attempt: number } | undefined;
-          if (row)
-            tx.insert(taskEvents)
-              .values({ taskId: id, at: now, attempt: row.attempt, kind: 'failed', message: error.message })
-              .run();
-          return row !== undefined;
-        },
+        (tx) =>
+          applyTransition(tx, now, giveUpSet(error, now), sql`${tasks.id} = ${id} and ${exhaustedWhere(tasks, now)}`, {
+            kind: 'failed',
+            message: error.message,
+          }).length === 1,
         { behavior: 'immediate' },
       );
     },

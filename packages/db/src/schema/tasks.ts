@@ -1,7 +1,7 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { BARE_COLUMNS, leasedRows, queuedRows, scopeHolderRows, TASK_STATUSES } from '../lifecycle/task-states.ts';
 
-export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+export { TASK_STATUSES, type TaskStatus } from '../lifecycle/task-states.ts';
 
 export const tasks = sqliteTable(
   'tasks',
@@ -25,6 +25,8 @@ export const tasks = sqliteTable(
     attempt: integer('attempt').notNull().default(0),
     maxAttempts: integer('max_attempts').notNull(),
     claimedBy: text('claimed_by'),
+    /** Who a held task waits on (`operator`): no worker's claim and no lease, its scope still held (lifecycle/task-states.ts). */
+    heldFor: text('held_for'),
     leaseExpiresAt: integer('lease_expires_at'),
     startedAt: integer('started_at'),
     finishedAt: integer('finished_at'),
@@ -36,10 +38,14 @@ export const tasks = sqliteTable(
     scopeStart: integer('scope_start'),
     scopeEnd: integer('scope_end'),
   },
+  // Partial indexes, each on the rows of one lifecycle state (lifecycle/task-states.ts): the queue in
+  // the order it is claimed, leases by expiry, and the scope holders an overlap test probes, so none
+  // of them grows with the finished tasks or the queued backlog.
   (t) => [
-    index('tasks_queue').on(t.status, t.claimedBy, t.createdAt),
+    index('tasks_queued').on(t.createdAt, t.id).where(queuedRows(BARE_COLUMNS)),
+    index('tasks_leased').on(t.leaseExpiresAt).where(leasedRows(BARE_COLUMNS)),
+    index('tasks_scope_holders').on(t.scopeKey, t.scopeStart).where(scopeHolderRows(BARE_COLUMNS)),
     index('tasks_expiry').on(t.expiresAt),
     index('tasks_owner_dedupe').on(t.owner, t.dedupeKey, t.status),
-    index('tasks_scope').on(t.scopeKey, t.status),
   ],
 );

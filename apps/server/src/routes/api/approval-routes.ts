@@ -1,5 +1,4 @@
 import { decideReflow, OPERATOR, type OperatorDecision } from '@reflow/reflow';
-import { heldFor } from '@reflow/db';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { NotAwaitingApprovalError, ReasonRequiredError, UnknownTaskError } from './api-errors.ts';
@@ -36,7 +35,7 @@ export async function approvalRoutes(app: FastifyInstance, options: { services: 
     });
     if (!decided) {
       const now = (await engine.get(row.id)) ?? row;
-      const what = heldFor(now.claimedBy) === OPERATOR ? 'being decided' : now.status;
+      const what = now.heldFor === OPERATOR ? 'being decided' : now.status;
       throw new NotAwaitingApprovalError(row.id, what);
     }
     request.log.info({ kind: row.kind, decision, by }, `reflow ${decision} by an operator`);

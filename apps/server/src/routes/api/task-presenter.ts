@@ -1,4 +1,4 @@
-import { heldFor, type StoreQueries, type TaskEventRow, type TaskRow } from '@reflow/db';
+import { type StoreQueries, type TaskEventRow, type TaskRow } from '@reflow/db';
 import { OPERATOR, pendingOperatorApproval, REFLOW_KIND, type ReflowInput, type ReflowResult } from '@reflow/reflow';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -19,7 +19,7 @@ export function toTaskSummary(row: TaskRow) {
     attempt: row.attempt,
     maxAttempts: row.maxAttempts,
     pollIntervalMs: row.pollIntervalMs,
-    awaitingApproval: row.status === 'working' && heldFor(row.claimedBy) === OPERATOR,
+    awaitingApproval: row.status === 'working' && row.heldFor === OPERATOR,
     input: row.input,
   };
 }
@@ -32,7 +32,7 @@ const span = (from: number | null, to: number | null) => (from !== null && to !=
  */
 export async function toTaskDetail(row: TaskRow, events: TaskEventRow[], store: StoreQueries) {
   const pending =
-    row.status === 'working' && heldFor(row.claimedBy) === OPERATOR
+    row.status === 'working' && row.heldFor === OPERATOR
       ? await pendingOperatorApproval(row.id, store)
       : undefined;
   return {

@@ -1,29 +1,29 @@
-// The queue across nodes: claiming the next runnable task under a lease, renewing and releasing it,
-// and recovering claims of dead nodes. Every lease is judged on the database's clock.
+// The queue across nodes on PostgreSQL: claiming the next runnable task under a lease, renewing and
+// releasing it, and recovering claims of dead nodes; each a transition of
+// lifecycle/task-transitions.ts. Every lease is judged on the database's clock.
+import { sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { leasedRows, queuedRows } from '../../lifecycle/task-states.ts';
 import {
-  and,
-  asc,
-  eq,
-  inArray,
-  isNotNull,
-  isNull,
-  like,
-  lt,
-  notExists,
-  notInArray,
-  or,
-  sql,
-  type SQL,
-} from 'drizzle-orm';
-import { alias, type AnyPgColumn } from 'drizzle-orm/pg-core';
-import { HELD_CLAIM_PREFIX } from '../../queries/input-queries.ts';
+  claimedByAnyWhere,
+  claimSet,
+  exhaustedWhere,
+  fencedBy,
+  lapsedCandidateWhere,
+  leaseSet,
+  ownedBy,
+  queuedCandidateWhere,
+  releaseSet,
+  scopeHeld,
+} from '../../lifecycle/task-transitions.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
 import { StaleAttemptError } from '../../queries/task-rows.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
-import { taskEvents, tasks } from '../schema/index.ts';
-import { lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
-import { countAll, fenced, live, notify, first, owned } from './task-sql.ts';
+import { tasks } from '../schema/index.ts';
+import { dayLocks, lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
+import { countAll, first, taskRowFrom } from './task-sql.ts';
+import { applyTransition } from './task-transition.ts';
 
 type ClaimQueries = Pick<
   TaskStore,
@@ -47,78 +47,109 @@ const holder = alias(tasks, 'holder');
 const CANDIDATES = 8;
 const CONTENDED_RETRIES = 4;
 
-/**
- * A live holder of a scope overlapping [start, end) under `key`, other than `self`: a claimed
- * working task whose lease holds (or that the caller runs itself), a task parked for input, or one
- * held for an operator. The same rule as the SQLite claim.
- */
-function scopeHolder(
-  key: SQL | AnyPgColumn,
-  start: SQL | AnyPgColumn,
-  end: SQL | AnyPgColumn,
-  self: SQL | AnyPgColumn,
-  running: string[],
-) {
-  return and(
-    sql`${holder.scopeKey} = ${key}`,
-    sql`${holder.scopeStart} < ${end}`,
-    sql`${holder.scopeEnd} > ${start}`,
-    sql`${holder.id} <> ${self}`,
-    or(
-      and(
-        eq(holder.status, 'working'),
-        isNotNull(holder.claimedBy),
-        or(sql`${holder.leaseExpiresAt} >= ${NOW_MS}`, running.length ? inArray(holder.id, running) : undefined),
-      ),
-      and(eq(holder.status, 'input_required'), sql`${holder.expiresAt} > ${NOW_MS}`),
-      and(
-        eq(holder.status, 'working'),
-        like(holder.claimedBy, `${HELD_CLAIM_PREFIX}%`),
-        sql`${holder.expiresAt} > ${NOW_MS}`,
-      ),
-    ),
+const idList = (ids: readonly string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
   );
-}
 
 /**
- * Puts the working tasks of `claimants` back in the queue, each with an event, in `tx`; a signal
- * per task, so an idle node takes it at once.
+ * Puts the working tasks of `claimants` back in the queue, each with an event and a signal (so an
+ * idle node takes it at once), in one statement of `tx`.
  */
 export async function releaseClaimsIn(tx: PgDb, claimants: string[], message: string): Promise<number> {
   if (claimants.length === 0) return 0;
-  const released = await tx
-    .update(tasks)
-    .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: NOW_MS })
-    .where(and(eq(tasks.status, 'working'), inArray(tasks.claimedBy, claimants)))
-    .returning({ id: tasks.id, attempt: tasks.attempt, at: tasks.lastUpdatedAt });
-  if (released.length === 0) return 0;
-  await tx
-    .insert(taskEvents)
-    .values(released.map((r) => ({ taskId: r.id, at: r.at, attempt: r.attempt, kind: 'released', message })));
-  for (const r of released) await notify(tx, 'released', r.id);
+  const released = await applyTransition(
+    tx,
+    releaseSet(tasks, NOW_MS),
+    claimedByAnyWhere(claimants, tasks),
+    { kind: 'released', message },
+    'released',
+  );
   return released.length;
 }
 
-export function taskClaimQueries(db: PgDb): ClaimQueries {
-  const queued = () => and(eq(tasks.status, 'working'), isNull(tasks.claimedBy), live());
+/** The claim's candidate row and whether its scope's day locks were taken (true when it has no scope). */
+type Candidate = {
+  id: string;
+  attempt: number;
+  previous: string | null;
+  scope_key: string | null;
+  scope_start: string | null;
+  scope_end: string | null;
+  locked: boolean;
+};
 
-  /** Whether another live holder's scope overlaps `scope` (a NEW statement: it sees every claim committed before). */
-  const scopeTaken = async (tx: PgDb, id: string, scope: ScopeRange, running: string[]) =>
-    (
-      await tx
-        .select({ one: sql`1` })
-        .from(holder)
-        .where(
-          scopeHolder(
-            sql`${scope.scopeKey}`,
-            sql`${scope.scopeStart}::bigint`,
-            sql`${scope.scopeEnd}::bigint`,
-            sql`${id}`,
-            running,
-          ),
-        )
-        .limit(1)
-    ).length > 0;
+export function taskClaimQueries(db: PgDb): ClaimQueries {
+  const queued = sql`${queuedRows(tasks)} and ${tasks.expiresAt} > ${NOW_MS}`;
+  /** No live holder of an overlapping scope, for the row of `tasks` (candidates in the claim's first statement). */
+  const scopeFree = (running: string[]) =>
+    sql`(${tasks.scopeKey} is null or not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
+      holder,
+      { key: tasks.scopeKey, start: tasks.scopeStart, end: tasks.scopeEnd, self: tasks.id },
+      NOW_MS,
+      running,
+    )}))`;
+
+  /**
+   * The claim's first statement: the oldest candidate, `FOR UPDATE SKIP LOCKED` (a row another node
+   * is claiming is skipped, not waited for), read along the queue's partial index in its order and,
+   * taking over, along the lease index; then its scope's day locks tried (never waited for).
+   */
+  const pick = (tx: PgDb, running: string[], tried: string[], takeOverLapsed: boolean) => {
+    const skip = tried.length ? sql` and ${tasks.id} not in (${idList(tried)})` : sql``;
+    const candidates = (where: SQL) =>
+      sql`(select ${tasks.id}, ${tasks.attempt}, ${tasks.claimedBy} as previous, ${tasks.scopeKey}, ${tasks.scopeStart}, ${tasks.scopeEnd}, ${tasks.createdAt}
+           from ${tasks} where ${where} and ${scopeFree(running)}${skip}
+           order by ${tasks.createdAt}, ${tasks.id} limit 1 for update of ${tasks} skip locked)`;
+    // FOR UPDATE is not allowed in a UNION's branches, so each is a CTE: at most one row of each is
+    // locked, the older of the two is claimed (the other's lock lasts only until this transaction ends).
+    const lapsed = takeOverLapsed ? sql`, lapsed as ${candidates(lapsedCandidateWhere(tasks, NOW_MS))}` : sql``;
+    return tx.execute<Candidate>(
+      sql`with queued as ${candidates(queuedCandidateWhere(tasks, NOW_MS))}${lapsed}
+          select c.id, c.attempt, c.previous, c.scope_key, c.scope_start, c.scope_end,
+                 case when c.scope_key is null then true else ${dayLocks(sql`c.scope_key`, sql`c.scope_start`, sql`c.scope_end`, 'try')} end as locked
+          from (select * from queued${takeOverLapsed ? sql` union all select * from lapsed` : sql``} order by created_at, id limit 1) c`,
+    );
+  };
+
+  /**
+   * The claim's second statement: the claim itself, its events, in one. For a scoped task the
+   * overlap test runs again here: a NEW statement, so its snapshot sees every claim committed
+   * before this transaction took the day locks.
+   */
+  const claimRow = async (tx: PgDb, candidate: Candidate, claimedBy: string, leaseMs: number, running: string[]) => {
+    const scopeTaken = candidate.scope_key
+      ? sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
+          holder,
+          {
+            key: candidate.scope_key,
+            start: sql`${candidate.scope_start}::bigint`,
+            end: sql`${candidate.scope_end}::bigint`,
+            self: candidate.id,
+          },
+          NOW_MS,
+          running,
+        )})`
+      : sql``;
+    const update = tx
+      .update(tasks)
+      .set(claimSet(claimedBy, leaseMs, tasks, NOW_MS))
+      .where(sql`${tasks.id} = ${candidate.id}${scopeTaken}`)
+      .returning();
+    // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
+    // Both events in one INSERT, in order (their ids order a task's history).
+    const { rows } = await tx.execute<Record<string, unknown>>(
+      sql`with moved as (${update.getSQL()}), events as (insert into task_events (task_id, at, attempt, kind, message, data)
+            select moved.id, ${NOW_MS}, e.attempt, e.kind, e.message, e.data from moved, lateral (values
+              (1, moved.attempt - 1, 'released', 'The lease of attempt ' || (moved.attempt - 1) || ' lapsed; reclaimed', null::json),
+              (2, moved.attempt, 'claimed', 'Attempt ' || moved.attempt || ' started', json_build_object('by', ${claimedBy}::text))
+            ) as e(n, attempt, kind, message, data)
+            where e.n = 2 or ${candidate.previous !== null}::boolean order by e.n)
+          select * from moved`,
+    );
+    return rows.length === 1 ? taskRowFrom(rows[0]) : undefined;
+  };
 
   /** One claim transaction; `contended` when a candidate was skipped because another transaction held one of its scope's day locks. */
   const claimOnce = (claimedBy: string, leaseMs: number, running: string[], takeOverLapsed: boolean) =>
@@ -126,80 +157,15 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
       let contended = false;
       const tried: string[] = [...running];
       for (let i = 0; i < CANDIDATES; i++) {
-        const candidate = first(
-          await tx
-            .select({
-              id: tasks.id,
-              attempt: tasks.attempt,
-              previous: tasks.claimedBy,
-              scopeKey: tasks.scopeKey,
-              scopeStart: tasks.scopeStart,
-              scopeEnd: tasks.scopeEnd,
-            })
-            .from(tasks)
-            .where(
-              and(
-                eq(tasks.status, 'working'),
-                takeOverLapsed
-                  ? or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS))
-                  : isNull(tasks.claimedBy),
-                tried.length ? notInArray(tasks.id, tried) : undefined,
-                lt(tasks.attempt, tasks.maxAttempts),
-                live(),
-                or(
-                  isNull(tasks.scopeKey),
-                  notExists(
-                    tx
-                      .select({ one: sql`1` })
-                      .from(holder)
-                      .where(scopeHolder(tasks.scopeKey, tasks.scopeStart, tasks.scopeEnd, tasks.id, running)),
-                  ),
-                ),
-              ),
-            )
-            .orderBy(asc(tasks.createdAt), asc(tasks.id))
-            .limit(1)
-            .for('update', { of: tasks, skipLocked: true }),
-        );
+        const candidate = first((await pick(tx, running, tried, takeOverLapsed)).rows);
         if (!candidate) break;
         tried.push(candidate.id);
-        if (candidate.scopeKey !== null) {
-          const scope = candidate as ScopeRange;
-          if (!(await tryLockScope(tx, scope))) {
-            contended = true;
-            continue;
-          }
-          if (await scopeTaken(tx, candidate.id, scope, running)) continue;
+        if (!candidate.locked) {
+          contended = true;
+          continue;
         }
-        const [claimed] = await tx
-          .update(tasks)
-          .set({
-            claimedBy,
-            attempt: sql`${tasks.attempt} + 1`,
-            leaseExpiresAt: sql`${NOW_MS} + ${leaseMs}::bigint`,
-            startedAt: sql`coalesce(${tasks.startedAt}, ${NOW_MS})`,
-          })
-          .where(eq(tasks.id, candidate.id))
-          .returning();
-        const at = sql`${NOW_MS}`;
-        // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
-        if (candidate.previous)
-          await tx.insert(taskEvents).values({
-            taskId: candidate.id,
-            at,
-            attempt: candidate.attempt,
-            kind: 'released',
-            message: `The lease of attempt ${candidate.attempt} lapsed; reclaimed`,
-          });
-        await tx.insert(taskEvents).values({
-          taskId: candidate.id,
-          at,
-          attempt: claimed.attempt,
-          kind: 'claimed',
-          message: `Attempt ${claimed.attempt} started`,
-          data: { by: claimedBy },
-        });
-        return { claimed, contended };
+        const claimed = await claimRow(tx, candidate, claimedBy, leaseMs, running);
+        if (claimed) return { claimed, contended };
       }
       return { claimed: undefined, contended };
     });
@@ -242,19 +208,22 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
             await tx
               .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
               .from(tasks)
-              .where(owned(fence))
+              .where(ownedBy(fence, tasks, NOW_MS))
               .for('update'),
           );
           if (!row) return 'lost';
+          let scopeFreeNow = sql``;
           if (row.scopeKey !== null) {
             if (!(await tryLockScope(tx, row as ScopeRange))) return 'contended';
-            if (await scopeTaken(tx, fence.taskId, row as ScopeRange, [])) return 'lost';
+            const scope = { key: row.scopeKey, start: row.scopeStart!, end: row.scopeEnd!, self: fence.taskId };
+            scopeFreeNow = sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(holder, scope, NOW_MS, [])})`;
           }
-          await tx
-            .update(tasks)
-            .set({ leaseExpiresAt: sql`${NOW_MS} + ${leaseMs}::bigint` })
-            .where(owned(fence));
-          return 'resumed';
+          const resumed = await applyTransition(
+            tx,
+            leaseSet(leaseMs, NOW_MS),
+            sql`${ownedBy(fence, tasks, NOW_MS)}${scopeFreeNow}`,
+          );
+          return resumed.length === 1 ? 'resumed' : 'lost';
         });
         if (outcome !== 'contended') return outcome === 'resumed';
         if (round === CONTENDED_RETRIES) return false;
@@ -273,70 +242,54 @@ export function taskClaimQueries(db: PgDb): ClaimQueries {
         await db
           .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
           .from(tasks)
-          .where(eq(tasks.id, fence.taskId)),
+          .where(sql`${tasks.id} = ${fence.taskId}`),
       );
       if (row?.scopeKey != null) await lockScope(db, row as ScopeRange);
-      const held = await db.select({ id: tasks.id }).from(tasks).where(fenced(fence)).for('update');
+      const held = await db
+        .select({ id: tasks.id })
+        .from(tasks)
+        .where(fencedBy(fence, tasks, NOW_MS))
+        .for('update');
       if (held.length !== 1) throw new StaleAttemptError(fence);
     },
 
-    renewLease: async (fence, leaseMs) => {
-      const rows = await db
-        .update(tasks)
-        .set({ leaseExpiresAt: sql`${NOW_MS} + ${leaseMs}::bigint` })
-        .where(fenced(fence))
-        .returning({ id: tasks.id });
-      return rows.length === 1;
-    },
+    renewLease: async (fence, leaseMs) =>
+      (await applyTransition(db, leaseSet(leaseMs, NOW_MS), fencedBy(fence, tasks, NOW_MS))).length === 1,
 
-    release: (fence, message, options = {}) =>
-      db.transaction(async (tx) => {
-        const attempt = options.refundAttempt ? sql`${tasks.attempt} - 1` : tasks.attempt;
-        const rows = await tx
-          .update(tasks)
-          .set({ claimedBy: null, leaseExpiresAt: null, lastUpdatedAt: NOW_MS, attempt })
-          // Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
-          .where(owned(fence))
-          .returning({ at: tasks.lastUpdatedAt });
-        if (rows.length !== 1) return false;
-        await tx
-          .insert(taskEvents)
-          .values({ taskId: fence.taskId, at: rows[0].at, attempt: fence.attempt, kind: 'released', message });
-        await notify(tx, 'released', fence.taskId);
-        return true;
-      }),
+    /** Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held). */
+    release: async (fence, message, options = {}) =>
+      (
+        await applyTransition(
+          db,
+          releaseSet(tasks, NOW_MS, options.refundAttempt),
+          ownedBy(fence, tasks, NOW_MS),
+          { attempt: fence.attempt, kind: 'released', message },
+          'released',
+        )
+      ).length === 1,
 
     claimants: async () =>
-      (
-        await db
-          .selectDistinct({ claimedBy: tasks.claimedBy })
-          .from(tasks)
-          .where(and(eq(tasks.status, 'working'), isNotNull(tasks.claimedBy)))
-      ).map((r) => r.claimedBy!),
+      (await db.selectDistinct({ claimedBy: tasks.claimedBy }).from(tasks).where(leasedRows(tasks))).map(
+        (r) => r.claimedBy!,
+      ),
 
-    releaseClaimsOf: (claimants, message) =>
-      claimants.length === 0 ? Promise.resolve(0) : db.transaction((tx) => releaseClaimsIn(tx, claimants, message)),
+    releaseClaimsOf: (claimants, message) => releaseClaimsIn(db, claimants, message),
 
     listExhausted: (running = []): Promise<TaskRow[]> =>
       db
         .select()
         .from(tasks)
         .where(
-          and(
-            eq(tasks.status, 'working'),
-            sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
-            or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
-            running.length ? notInArray(tasks.id, running) : undefined,
-          ),
+          sql`${exhaustedWhere(tasks, NOW_MS)}${running.length ? sql` and ${tasks.id} not in (${idList(running)})` : sql``}`,
         ),
 
-    queueDepth: async () => (await db.select({ n: countAll }).from(tasks).where(queued()))[0].n,
+    queueDepth: async () => (await db.select({ n: countAll }).from(tasks).where(queued)).at(0)!.n,
 
     queueOrder: () =>
       db
         .select({ createdAt: tasks.createdAt, id: tasks.id })
         .from(tasks)
-        .where(queued())
-        .orderBy(asc(tasks.createdAt), asc(tasks.id)),
+        .where(queued)
+        .orderBy(tasks.createdAt, tasks.id),
   };
 }

@@ -1,8 +1,7 @@
 // What an operator's list shows: pages and counts under a filter (as queries/task-list-queries.ts).
 import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
-import { heldClaim } from '../../queries/input-queries.ts';
 import type { TaskListFilter } from '../../queries/task-list-queries.ts';
-import { TASK_STATUSES, type TaskStatus } from '../../schema/tasks.ts';
+import { TASK_STATUSES, type TaskStatus } from '../../lifecycle/task-states.ts';
 import type { TaskListStore } from '../../store.ts';
 import type { PgDb } from '../pg-db.ts';
 import { tasks } from '../schema/index.ts';
@@ -14,7 +13,7 @@ export function taskListQueries(db: PgDb): TaskListStore {
     ...(filter.statuses?.length ? [inArray(tasks.status, filter.statuses)] : []),
     ...(filter.kind ? [eq(tasks.kind, filter.kind)] : []),
     ...(filter.createdSince !== undefined ? [gte(tasks.createdAt, filter.createdSince)] : []),
-    ...(filter.awaiting ? [eq(tasks.status, 'working'), eq(tasks.claimedBy, heldClaim(filter.awaiting))] : []),
+    ...(filter.awaiting ? [eq(tasks.status, 'working'), eq(tasks.heldFor, filter.awaiting)] : []),
   ];
   return {
     page: async (filter, limit, after) => {

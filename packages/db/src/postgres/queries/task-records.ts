@@ -1,11 +1,11 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import type { TaskPollRow } from '../../queries/task-poll-queries.ts';
+import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { POLL_COLUMNS, type TaskPollColumn } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
-import { LOCK_CLASS, NOW_MS, type PgDb } from '../pg-db.ts';
+import { LOCK_CLASS, NOW_MS, SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
-import { live, notify, first } from './task-sql.ts';
+import { live, first, taskRowFrom } from './task-sql.ts';
 
 type CreateArgs = Parameters<TaskStore['createOrFind']>;
 type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
@@ -31,53 +31,80 @@ export async function lockCreates(tx: PgDb, creates: { owner: string; dedupeKey:
   );
 }
 
-/** The create's own work, under its locks: the duplicate check, then the limits (`admit`), then the insert. */
+/** The open duplicate of `task` (same owner, kind and dedupe key, not finished, live). */
+const openDuplicate = (task: CreateArgs[0]) =>
+  sql`select * from ${tasks} where ${tasks.owner} = ${task.owner} and ${tasks.kind} = ${task.kind} and ${tasks.dedupeKey} = ${task.dedupeKey}
+      and ${tasks.status} in ('working', 'input_required') and ${tasks.expiresAt} > ${NOW_MS} limit 1`;
+
+/** The INSERT of `task`, stamped by the database's clock, as rows of a SELECT (`where` decides whether it runs). */
+const insertTask = (task: CreateArgs[0], where: SQL) =>
+  sql`insert into ${tasks} (id, owner, kind, input, dedupe_key, status, status_message, created_at, last_updated_at,
+        ttl_ms, expires_at, poll_interval_ms, max_attempts, scope_key, scope_start, scope_end)
+      select ${task.id}, ${task.owner}, ${task.kind}, ${JSON.stringify(task.input)}::json, ${task.dedupeKey}, 'working',
+        ${task.statusMessage}, ${NOW_MS}, ${NOW_MS}, ${task.ttlMs}::bigint, ${NOW_MS} + ${task.ttlMs}::bigint,
+        ${task.pollIntervalMs}::int, ${task.maxAttempts}::int, ${task.scopeKey ?? null}::text,
+        ${task.scopeStart ?? null}::bigint, ${task.scopeEnd ?? null}::bigint
+      ${where} returning *`;
+
+/** Its `created` event and signal, for the row of the CTE `ins`. */
+const createdEventAndSignal = (event: CreateArgs[1]) =>
+  sql`ev as (insert into task_events (task_id, at, attempt, kind, message, data)
+        select id, created_at, 0, 'created', ${event.message}, ${event.data === undefined ? null : JSON.stringify(event.data)}::json from ins),
+      sig as (select pg_notify(${SIGNAL_CHANNEL}, 'created:' || id) from ins)`;
+
+/**
+ * The create's own work, under its locks. Without limits to check (`admit`), one statement: the
+ * duplicate check, the insert unless there is one, its event and its NOTIFY. With them: the
+ * duplicate check, then `admit` (counted in this transaction), then the insert with its event.
+ */
 export async function createLocked(
   tx: PgDb,
   task: CreateArgs[0],
   event: CreateArgs[1],
   admit: (() => Promise<void>) | undefined,
 ): Promise<CreateOutcome> {
-  const existing = first(
-    await tx
-      .select()
-      .from(tasks)
-      .where(
-        and(
-          eq(tasks.owner, task.owner),
-          eq(tasks.kind, task.kind),
-          eq(tasks.dedupeKey, task.dedupeKey),
-          inArray(tasks.status, ['working', 'input_required']),
-          live(),
-        ),
-      )
-      .limit(1),
-  );
-  if (existing) return { task: existing, created: false };
+  if (!admit) {
+    const { rows } = await tx.execute<Record<string, unknown> & { created: boolean }>(
+      sql`with existing as (${openDuplicate(task)}),
+          ins as (${insertTask(task, sql`where not exists (select 1 from existing)`)}),
+          ${createdEventAndSignal(event)}
+          select true as created, ins.*, (select count(*) from sig) as signalled from ins
+          union all select false, existing.*, 0 from existing`,
+    );
+    return { task: taskRowFrom(rows[0]), created: rows[0].created };
+  }
+  const existing = first((await tx.execute<Record<string, unknown>>(openDuplicate(task))).rows);
+  if (existing) return { task: taskRowFrom(existing), created: false };
   // Limits apply to new work only, counted inside this transaction.
-  if (admit) await admit();
-  const { ttlMs, ...rest } = task;
-  const [created] = await tx
-    .insert(tasks)
-    .values({
-      ...rest,
-      ttlMs,
-      status: 'working',
-      createdAt: NOW_MS,
-      lastUpdatedAt: NOW_MS,
-      expiresAt: sql`${NOW_MS} + ${ttlMs}::bigint`,
-    })
-    .returning();
-  await tx
-    .insert(taskEvents)
-    .values({ taskId: created.id, at: created.createdAt, attempt: 0, kind: 'created', ...event });
-  await notify(tx, 'created', created.id);
-  return { task: created, created: true };
+  await admit();
+  const { rows } = await tx.execute<Record<string, unknown>>(
+    sql`with ins as (${insertTask(task, sql``)}), ${createdEventAndSignal(event)}
+        select ins.*, (select count(*) from sig) as signalled from ins`,
+  );
+  return { task: taskRowFrom(rows[0]), created: true };
 }
 
 type RecordQueries = Pick<TaskStore, 'createOrFind' | 'get' | 'poll' | 'expiredOwner' | 'listForOwner' | 'events'>;
 
 export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): RecordQueries {
+  // The poll and the read by id, built once and prepared on each connection (named statements): the
+  // hottest reads, with no per-call query building and no per-call parse and plan in the database.
+  let pollStatement: ReturnType<typeof preparePoll> | undefined;
+  let byIdStatement: ReturnType<typeof prepareById> | undefined;
+  const preparePoll = () =>
+    db
+      .select(Object.fromEntries(POLL_COLUMNS.map((c) => [c, tasks[c]])) as Pick<typeof tasks, TaskPollColumn>)
+      .from(tasks)
+      .where(and(eq(tasks.id, sql.placeholder('id')), live()))
+      .prepare('reflow_task_poll');
+  const prepareById = () =>
+    db
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.id, sql.placeholder('id')), live()))
+      .prepare('reflow_task_by_id');
+  const pollById = () => (pollStatement ??= preparePoll());
+  const byId = () => (byIdStatement ??= prepareById());
   return {
     // A create in a transaction of its own (inside a caller's transaction: a savepoint of it).
     createOrFind: (task, event, admit) =>
@@ -86,41 +113,9 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): R
         return createLocked(tx, task, event, admit && (() => admit(bind(tx))));
       }),
 
-    get: async (id) => {
-      const row = first(
-        await db
-          .select()
-          .from(tasks)
-          .where(and(eq(tasks.id, id), live())),
-      );
-      return row;
-    },
+    get: async (id) => first(await byId().execute({ id })),
 
-    poll: async (id) => {
-      const row = first(
-        await db
-          .select({
-            id: tasks.id,
-            owner: tasks.owner,
-            kind: tasks.kind,
-            status: tasks.status,
-            statusMessage: tasks.statusMessage,
-            result: tasks.result,
-            error: tasks.error,
-            createdAt: tasks.createdAt,
-            lastUpdatedAt: tasks.lastUpdatedAt,
-            ttlMs: tasks.ttlMs,
-            expiresAt: tasks.expiresAt,
-            pollIntervalMs: tasks.pollIntervalMs,
-            claimedBy: tasks.claimedBy,
-            leaseExpiresAt: tasks.leaseExpiresAt,
-            startedAt: tasks.startedAt,
-          })
-          .from(tasks)
-          .where(and(eq(tasks.id, id), live())),
-      );
-      return row satisfies TaskPollRow | undefined;
-    },
+    poll: async (id) => first(await pollById().execute({ id })),
 
     expiredOwner: async (id) => {
       const row = first(

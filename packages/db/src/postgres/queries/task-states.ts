@@ -1,111 +1,67 @@
-// State changes of a task: fenced progress and terminal writes, cancel, giving up, and the TTL sweep.
-import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+// State changes of a task on PostgreSQL: fenced progress and terminal writes, cancel, giving up, and
+// the TTL sweep; each a transition of lifecycle/task-transitions.ts in one statement.
+import { lt, lte, sql } from 'drizzle-orm';
+import {
+  cancelSet,
+  cancelWhere,
+  exhaustedWhere,
+  fencedBy,
+  finishSet,
+  giveUpSet,
+  progressSet,
+} from '../../lifecycle/task-transitions.ts';
 import { StaleAttemptError, TOMBSTONE_RETENTION_MS } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
-import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
-import { fenced, notify, first } from './task-sql.ts';
+import { expiredTasks, tasks } from '../schema/index.ts';
+import { applyTransition } from './task-transition.ts';
 
 type StateQueries = Pick<TaskStore, 'progress' | 'finish' | 'cancel' | 'failExhausted' | 'sweepExpired'>;
 
 export function taskStateQueries(db: PgDb): StateQueries {
   return {
-    progress: (fence, message, data) =>
-      db.transaction(async (tx) => {
-        const rows = await tx
-          .update(tasks)
-          .set({ statusMessage: message, lastUpdatedAt: NOW_MS })
-          .where(fenced(fence))
-          .returning({ at: tasks.lastUpdatedAt });
-        if (rows.length !== 1) return false;
-        await tx
-          .insert(taskEvents)
-          .values({ taskId: fence.taskId, at: rows[0].at, attempt: fence.attempt, kind: 'progress', message, data });
-        return true;
-      }),
+    progress: async (fence, message, data) =>
+      (
+        await applyTransition(db, progressSet(message, NOW_MS), fencedBy(fence, tasks, NOW_MS), {
+          kind: 'progress',
+          message,
+          data,
+        })
+      ).length === 1,
 
-    /** Inside the caller's transaction when there is one (a savepoint), so a failed fence rolls back its work. */
-    finish: (fence, outcome) =>
-      db.transaction(async (tx) => {
-        const rows = await tx
-          .update(tasks)
-          .set({
-            status: outcome.status,
-            statusMessage: outcome.message,
-            result: outcome.status === 'completed' ? outcome.result : null,
-            error: outcome.status === 'failed' ? outcome.error : null,
-            lastUpdatedAt: NOW_MS,
-            finishedAt: NOW_MS,
-            leaseExpiresAt: null,
-          })
-          .where(fenced(fence))
-          .returning({ at: tasks.finishedAt });
-        if (rows.length !== 1) throw new StaleAttemptError(fence);
-        await tx.insert(taskEvents).values({
-          taskId: fence.taskId,
-          at: rows[0].at!,
-          attempt: fence.attempt,
-          kind: outcome.status,
-          message: outcome.message,
-        });
-      }),
+    /** One statement of the caller's transaction: a failed fence throws, so the work it records rolls back. */
+    finish: async (fence, outcome) => {
+      const moved = await applyTransition(db, finishSet(outcome, NOW_MS), fencedBy(fence, tasks, NOW_MS), {
+        kind: outcome.status,
+        message: outcome.message,
+      });
+      if (moved.length !== 1) throw new StaleAttemptError(fence);
+    },
 
-    /** Flags the row and notifies in one transaction: the node running the attempt hears it and stops. */
-    cancel: (id, message, by) =>
-      db.transaction(async (tx) => {
-        const row = first(
-          await tx
-            .update(tasks)
-            .set({
-              status: 'cancelled',
-              statusMessage: message,
-              lastUpdatedAt: NOW_MS,
-              finishedAt: NOW_MS,
-              leaseExpiresAt: null,
-            })
-            .where(and(eq(tasks.id, id), inArray(tasks.status, ['working', 'input_required'])))
-            .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt }),
-        );
-        if (!row) return false;
-        await tx
-          .insert(taskEvents)
-          .values({ taskId: id, at: row.at, attempt: row.attempt, kind: 'cancelled', message, data: { by } });
-        await notify(tx, 'cancelled', id);
-        return true;
-      }),
+    /** Flags the row and notifies in one statement: the node running the attempt hears it and stops. */
+    cancel: async (id, message, by) =>
+      (
+        await applyTransition(
+          db,
+          cancelSet(message, NOW_MS),
+          cancelWhere(id, tasks),
+          { kind: 'cancelled', message, data: { by } },
+          'cancelled',
+        )
+      ).length === 1,
 
-    failExhausted: (id, error) =>
-      db.transaction(async (tx) => {
-        const row = first(
-          await tx
-            .update(tasks)
-            .set({
-              status: 'failed',
-              statusMessage: error.message,
-              error,
-              lastUpdatedAt: NOW_MS,
-              finishedAt: NOW_MS,
-              claimedBy: null,
-              leaseExpiresAt: null,
-            })
-            // The give-up is judged again by the UPDATE itself: a last attempt that renewed or resumed
-            // its lease since the sweeper listed the task keeps it.
-            .where(
-              and(
-                eq(tasks.id, id),
-                eq(tasks.status, 'working'),
-                sql`${tasks.attempt} >= ${tasks.maxAttempts}`,
-                or(isNull(tasks.claimedBy), lt(tasks.leaseExpiresAt, NOW_MS)),
-              ),
-            )
-            .returning({ attempt: tasks.attempt, at: tasks.lastUpdatedAt }),
-        );
-        if (!row) return false;
-        await tx
-          .insert(taskEvents)
-          .values({ taskId: id, at: row.at, attempt: row.attempt, kind: 'failed', message: error.message });
-        return true;
-      }),
+    failExhausted: async (id, error) =>
+      (
+        await applyTransition(
+          db,
+          giveUpSet(error, NOW_MS),
+          sql`${tasks.id} = ${id} and ${exhaustedWhere(tasks, NOW_MS)}`,
+          {
+            kind: 'failed',
+            message: error.message,
+          },
+        )
+      ).length === 1,
 
     /**
      * Deletes tasks past their TTL (events and inputs cascade), leaving tombstones; tombstones past

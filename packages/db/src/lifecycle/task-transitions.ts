@@ -1,0 +1,310 @@
+// Every change of a task row's state, declared once: from which states, under which guard, what it
+// writes and which event it records. Each store runs these builders (the WHERE and the SET of each
+// transition) in its own dialect (dialect-seam.ts says what differs); neither restates a rule.
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { AttemptFence, TaskError } from '../queries/task-rows.ts';
+import type { StoreSignal } from '../store.ts';
+import {
+  inStates,
+  leasedRows,
+  queuedRows,
+  scopeHolderRows,
+  type StateColumns,
+  type StoreNow,
+  type TaskRowState,
+  type TaskStatus,
+} from './task-states.ts';
+
+/** What guards a transition's write, besides its `from` states. */
+export type TransitionGuard =
+  /** The caller's attempt: this attempt and claimant, and its lease holds now (a lapsed one writes nothing). */
+  | 'fenced'
+  /** The caller's attempt, its lease held or lapsed: enough to give the task back or ask for the lease again. */
+  | 'owned'
+  /** Attempts left, and no live holder of an overlapping scope (scope exclusion). */
+  | 'attempts left, scope free'
+  /** Every attempt used (give up), judged again by the write itself. */
+  | 'attempts used'
+  /** The party the task waits on (the requester, or the one it is held for) answers a pending key. */
+  | 'answerer'
+  /** The claimant is dead (its node reaped or its process gone). */
+  | 'dead claimant'
+  | 'none';
+
+export interface TransitionRule {
+  from: readonly TaskRowState[];
+  guard: TransitionGuard;
+  /** The columns written, in words (the builders below write them). */
+  writes: string;
+  /** The event recorded in `task_events`, or none. */
+  event: string | null;
+  /** The signal sent when it commits, so another node acts at once instead of at its next sweep. */
+  signal?: StoreSignal;
+}
+
+/** The transitions. docs/architecture.md draws the state diagram from this table. */
+export const TRANSITIONS = {
+  claim: {
+    from: ['queued', 'lapsed'],
+    guard: 'attempts left, scope free',
+    writes: 'claimed_by, attempt + 1, lease, started_at (first claim)',
+    event: 'claimed (and released, for a lapsed one taken over)',
+  },
+  renew: { from: ['running'], guard: 'fenced', writes: 'lease', event: null },
+  resume: {
+    from: ['running', 'lapsed'],
+    guard: 'owned',
+    writes: 'lease (no attempt spent; scope checked as a claim)',
+    event: null,
+  },
+  release: {
+    from: ['running', 'lapsed'],
+    guard: 'owned',
+    writes: 'claimed_by and lease cleared (attempt refunded on a clean shutdown)',
+    event: 'released',
+    signal: 'released',
+  },
+  reap: {
+    from: ['running', 'lapsed'],
+    guard: 'dead claimant',
+    writes: 'claimed_by and lease cleared',
+    event: 'released',
+    signal: 'released',
+  },
+  progress: { from: ['running'], guard: 'fenced', writes: 'status_message', event: 'progress' },
+  park: {
+    from: ['running'],
+    guard: 'fenced',
+    writes: 'status input_required, claim and lease cleared, max_attempts + 1',
+    event: 'input_required',
+  },
+  hold: {
+    from: ['running'],
+    guard: 'fenced',
+    writes: 'held_for, claim and lease cleared, max_attempts + 1',
+    event: 'input_required (with awaiting)',
+  },
+  answer: {
+    from: ['input_required', 'held'],
+    guard: 'answerer',
+    writes: 'the last answer: status working, held_for cleared (queued again)',
+    event: 'input_received',
+    signal: 'answered',
+  },
+  finish: {
+    from: ['running'],
+    guard: 'fenced',
+    writes: 'status completed or failed, result or error, finished_at, lease cleared',
+    event: 'completed or failed',
+  },
+  cancel: {
+    from: ['queued', 'running', 'lapsed', 'held', 'input_required'],
+    guard: 'none',
+    writes: 'status cancelled, finished_at, lease cleared (the claim stays, so its node hears it)',
+    event: 'cancelled',
+    signal: 'cancelled',
+  },
+  giveUp: {
+    from: ['queued', 'lapsed'],
+    guard: 'attempts used',
+    writes: 'status failed, error, finished_at, claim and lease cleared',
+    event: 'failed',
+  },
+  expire: { from: ['expired'], guard: 'none', writes: 'row deleted, tombstone written', event: null },
+} as const satisfies Record<string, TransitionRule>;
+export type TransitionName = keyof typeof TRANSITIONS;
+
+/** The event a transition records for each row it moves; `attempt` defaults to the row's (after the write). */
+export interface TransitionEvent {
+  kind: string;
+  message: string;
+  data?: unknown;
+  attempt?: number;
+}
+
+/** The task columns the transitions read and write: either dialect's `tasks` table. */
+export interface TaskColumns extends StateColumns {
+  id: SQLWrapper;
+  attempt: SQLWrapper;
+  maxAttempts: SQLWrapper;
+  startedAt: SQLWrapper;
+  scopeKey: SQLWrapper;
+  scopeStart: SQLWrapper;
+  scopeEnd: SQLWrapper;
+}
+
+/** A SET: each column's new value (a value, or SQL over the row and the clock). */
+export interface TaskSet {
+  status?: TaskStatus;
+  statusMessage?: string;
+  result?: string | null;
+  error?: TaskError | null;
+  lastUpdatedAt?: StoreNow;
+  finishedAt?: StoreNow;
+  claimedBy?: string | null;
+  heldFor?: string | null;
+  leaseExpiresAt?: SQL | null;
+  attempt?: SQL;
+  maxAttempts?: SQL;
+  startedAt?: SQL;
+}
+
+const live = (t: TaskColumns, now: StoreNow) => sql`${t.expiresAt} > ${now}`;
+
+/** The guard `owned`: this attempt of this claimant, working and live, its lease held or lapsed. */
+export const ownedBy = (f: AttemptFence, t: TaskColumns, now: StoreNow): SQL =>
+  sql`${t.id} = ${f.taskId} and ${t.attempt} = ${f.attempt} and ${t.claimedBy} = ${f.claimedBy} and ${t.status} = 'working' and ${live(t, now)}`;
+
+/**
+ * The guard `fenced`: owned, and its lease holds at `now`. A holder whose lease lapsed writes
+ * nothing, since scope exclusion no longer counts it as holding its days (the same definition of
+ * "holds" as the claim's), and the TTL is the same clock that tells its owner "expired".
+ */
+export const fencedBy = (f: AttemptFence, t: TaskColumns, now: StoreNow): SQL =>
+  sql`${ownedBy(f, t, now)} and ${t.leaseExpiresAt} >= ${now}`;
+
+/**
+ * A live holder of a scope overlapping [start, end) under `key` other than `self`, among the rows of
+ * `holder` (an alias of tasks): a claim whose lease holds (or that the caller runs itself, `running`),
+ * a task held for a party, or one parked for input (an approval still owns its plan for those days).
+ */
+export function scopeHeld(
+  holder: TaskColumns,
+  scope: { key: SQLWrapper | string; start: SQLWrapper | number; end: SQLWrapper | number; self: SQLWrapper | string },
+  now: StoreNow,
+  running: readonly string[],
+): SQL {
+  const mine = running.length
+    ? sql` or ${holder.id} in (${sql.join(
+        running.map((id) => sql`${id}`),
+        sql`, `,
+      )})`
+    : sql``;
+  // Held and parked rows have no claim and hold until their TTL; a claim holds while its lease does.
+  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${live(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now}${mine})))`;
+}
+
+/** The claim's candidates (scope aside): queued, or (taking over) lapsed; attempts left; never one of `running`. */
+export function claimableWhere(
+  t: TaskColumns,
+  now: StoreNow,
+  running: readonly string[],
+  takeOverLapsed: boolean,
+): SQL {
+  const states = takeOverLapsed ? inStates(['queued', 'lapsed'], t, now) : inStates(['queued'], t, now);
+  const notMine = running.length
+    ? sql` and ${t.id} not in (${sql.join(
+        running.map((id) => sql`${id}`),
+        sql`, `,
+      )})`
+    : sql``;
+  return sql`${states} and ${t.attempt} < ${t.maxAttempts}${notMine}`;
+}
+
+/** The queue's candidates alone: what the `tasks_queued` index holds, live, attempts left. */
+export const queuedCandidateWhere = (t: TaskColumns, now: StoreNow): SQL =>
+  sql`${queuedRows(t)} and ${live(t, now)} and ${t.attempt} < ${t.maxAttempts}`;
+
+/** Lapsed claims (on the `tasks_leased` index) a claim may take over: attempts left. */
+export const lapsedCandidateWhere = (t: TaskColumns, now: StoreNow): SQL =>
+  sql`${leasedRows(t)} and ${t.leaseExpiresAt} < ${now} and ${live(t, now)} and ${t.attempt} < ${t.maxAttempts}`;
+
+export const claimSet = (claimedBy: string, leaseMs: number, t: TaskColumns, now: StoreNow): TaskSet => ({
+  claimedBy,
+  attempt: sql`${t.attempt} + 1`,
+  leaseExpiresAt: sql`${now} + ${leaseMs}`,
+  startedAt: sql`coalesce(${t.startedAt}, ${now})`,
+});
+
+export const leaseSet = (leaseMs: number, now: StoreNow): TaskSet => ({ leaseExpiresAt: sql`${now} + ${leaseMs}` });
+
+export const releaseSet = (t: TaskColumns, now: StoreNow, refundAttempt = false): TaskSet => ({
+  claimedBy: null,
+  leaseExpiresAt: null,
+  lastUpdatedAt: now,
+  ...(refundAttempt ? { attempt: sql`${t.attempt} - 1` } : {}),
+});
+
+/** `reap`: the working tasks claimed by any of `claimants`. */
+export const claimedByAnyWhere = (claimants: readonly string[], t: TaskColumns): SQL =>
+  sql`${leasedRows(t)} and ${t.claimedBy} in (${sql.join(
+    claimants.map((c) => sql`${c}`),
+    sql`, `,
+  )})`;
+
+export const progressSet = (message: string, now: StoreNow): TaskSet => ({
+  statusMessage: message,
+  lastUpdatedAt: now,
+});
+
+/** `park` (for the requester: input_required) or `hold` (for `awaiting`, an operator: working, held). */
+export const parkSet = (t: TaskColumns, message: string, now: StoreNow, awaiting?: string): TaskSet => ({
+  status: awaiting ? 'working' : 'input_required',
+  statusMessage: message,
+  lastUpdatedAt: now,
+  claimedBy: null,
+  heldFor: awaiting ?? null,
+  leaseExpiresAt: null,
+  // The parking attempt did its work: the run after the answer is not counted against the task.
+  maxAttempts: sql`${t.maxAttempts} + 1`,
+});
+
+/** Who may answer: the requester answers input_required, `awaiting` answers a task held for it. */
+export const waitingWhere = (id: string, t: TaskColumns, now: StoreNow, awaiting?: string): SQL =>
+  awaiting
+    ? sql`${t.id} = ${id} and ${t.status} = 'working' and ${t.heldFor} = ${awaiting} and ${live(t, now)}`
+    : sql`${t.id} = ${id} and ${t.status} = 'input_required' and ${live(t, now)}`;
+
+export const answerSet = (now: StoreNow, resumed: boolean, message: string): TaskSet => ({
+  lastUpdatedAt: now,
+  ...(resumed ? { status: 'working', statusMessage: message, heldFor: null } : {}),
+});
+
+export type TaskTerminalOutcome =
+  { status: 'completed'; result: string; message: string } | { status: 'failed'; error: TaskError; message: string };
+
+export const finishSet = (outcome: TaskTerminalOutcome, now: StoreNow): TaskSet => ({
+  status: outcome.status,
+  statusMessage: outcome.message,
+  result: outcome.status === 'completed' ? outcome.result : null,
+  error: outcome.status === 'failed' ? outcome.error : null,
+  lastUpdatedAt: now,
+  finishedAt: now,
+  leaseExpiresAt: null,
+});
+
+/** Cancel: any state a task can still leave, live or not yet swept. */
+export const cancelWhere = (id: string, t: TaskColumns): SQL =>
+  sql`${t.id} = ${id} and ${t.status} in ('working', 'input_required')`;
+
+export const cancelSet = (message: string, now: StoreNow): TaskSet => ({
+  status: 'cancelled',
+  statusMessage: message,
+  lastUpdatedAt: now,
+  finishedAt: now,
+  leaseExpiresAt: null,
+});
+
+/** Every attempt used, waiting in the queue (the `tasks_queued` index). */
+export const exhaustedQueuedWhere = (t: TaskColumns): SQL => sql`${queuedRows(t)} and ${t.attempt} >= ${t.maxAttempts}`;
+
+/** Every attempt used, the last one's lease lapsed (the `tasks_leased` index). */
+export const exhaustedLapsedWhere = (t: TaskColumns, now: StoreNow): SQL =>
+  sql`${leasedRows(t)} and ${t.leaseExpiresAt} < ${now} and ${t.attempt} >= ${t.maxAttempts}`;
+
+/**
+ * Give up: every attempt used, and no claim or a lapsed one (never a held task). Judged again by the
+ * write itself: a last attempt that renewed or resumed its lease since the sweeper listed the task keeps it.
+ */
+export const exhaustedWhere = (t: TaskColumns, now: StoreNow): SQL =>
+  sql`((${exhaustedQueuedWhere(t)}) or (${exhaustedLapsedWhere(t, now)}))`;
+
+export const giveUpSet = (error: TaskError, now: StoreNow): TaskSet => ({
+  status: 'failed',
+  statusMessage: error.message,
+  error,
+  lastUpdatedAt: now,
+  finishedAt: now,
+  claimedBy: null,
+  leaseExpiresAt: null,
+});
