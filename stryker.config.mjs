@@ -61,8 +61,10 @@ export const mutateTargets = [
     ],
   },
   { file: 'packages/db/src/queries/task-state-queries.ts' },
-  { file: 'packages/db/src/queries/task-rows.ts' },
-  { file: 'packages/db/src/queries/input-queries.ts', functions: ['heldClaim', 'inputQueries'] },
+  { file: 'packages/db/src/queries/task-transition.ts' },
+  { file: 'packages/db/src/lifecycle/task-states.ts' },
+  { file: 'packages/db/src/lifecycle/task-transitions.ts' },
+  { file: 'packages/db/src/queries/input-queries.ts', functions: ['inputQueries'] },
   {
     file: 'packages/db/src/sqlite-store.ts',
     functions: [
