@@ -19,7 +19,15 @@ import { principalQueries } from './queries/principals.ts';
 import { siteQueries } from './queries/site.ts';
 import { taskClaimQueries } from './queries/task-claims.ts';
 import { taskListQueries } from './queries/task-list.ts';
-import { createLocked, lockCreates, taskRecordQueries } from './queries/task-records.ts';
+import {
+  CREATE_STATEMENT,
+  createLocked,
+  LOCK_CREATES_TEXT,
+  lockCreates,
+  lockCreatesValues,
+  taskRecordQueries,
+} from './queries/task-records.ts';
+import { taskRowFrom } from './queries/task-sql.ts';
 import { taskStateQueries } from './queries/task-states.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
@@ -149,6 +157,7 @@ export class PostgresStore implements Store {
    */
   async #commitCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
     try {
+      if (batch.every((c) => !c.admit)) return await this.#commitPlainCreates(batch);
       return await this.#db.transaction(async (tx) => {
         await lockCreates(
           tx,
@@ -182,6 +191,41 @@ export class PostgresStore implements Store {
           ),
         ),
       );
+    }
+  }
+
+  /**
+   * A batch of creates without limits to check, on a connection of its own: BEGIN, the locks, one
+   * named statement per create (parsed and planned once per connection), COMMIT.
+   */
+  async #commitPlainCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
+    const client = await this.pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      await client.query({
+        name: 'reflow_lock_creates',
+        text: LOCK_CREATES_TEXT,
+        values: lockCreatesValues(batch.map((c) => c.task)),
+      });
+      const outcomes: BatchOutcome<CreateOutcome>[] = [];
+      for (const { task, event } of batch) {
+        const { rows } = await client.query<Record<string, unknown> & { created: boolean }>({
+          name: CREATE_STATEMENT.name,
+          text: CREATE_STATEMENT.text,
+          values: CREATE_STATEMENT.values(task, event),
+        });
+        outcomes.push({ ok: true, value: { task: taskRowFrom(rows[0]), created: rows[0].created } });
+      }
+      await client.query('COMMIT');
+      return outcomes;
+    } catch (error) {
+      failure = error as Error;
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      // A connection whose transaction failed is dropped rather than reused: its state is unknown.
+      client.release(failure);
     }
   }
 

@@ -1,5 +1,6 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, lt, or, Placeholder, sql, type SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { POLL_COLUMNS, type TaskPollColumn } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
@@ -19,17 +20,29 @@ type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
  * locks, then dedupe locks, each by key), so two transactions never wait on each other in a cycle.
  */
 export async function lockCreates(tx: PgDb, creates: { owner: string; dedupeKey: string }[]): Promise<void> {
-  const owners = [...new Set(creates.map((c) => c.owner))].sort();
-  const keys = [...new Set(creates.map((c) => c.dedupeKey))].sort();
-  const locks = [
-    ...owners.map((owner) => sql`(${LOCK_CLASS.owner}::int, hashtext(${owner}))`),
-    ...keys.map((key) => sql`(${LOCK_CLASS.dedupe}::int, hashtext(${key}))`),
-  ];
-  // One round trip; the sorted subquery fixes the order the locks are taken in.
+  const [classes, keys] = lockCreatesValues(creates);
   await tx.execute(
-    sql`select pg_advisory_xact_lock(c, k) from (select c, k from (values ${sql.join(locks, sql`, `)}) as l(c, k) order by c, k) as ordered`,
+    sql`${sql.raw(LOCK_CREATES_HEAD)}${sql.param(classes)}::int[], ${sql.param(keys)}::text[]${sql.raw(LOCK_CREATES_TAIL)}`,
   );
 }
+
+// One round trip; the sorted subquery fixes the order the locks are taken in.
+const LOCK_CREATES_HEAD = 'select pg_advisory_xact_lock(c, k) from (select c, hashtext(key) as k from unnest(';
+const LOCK_CREATES_TAIL = ') as l(c, key) order by c, k) as ordered';
+/** lockCreates as a named statement's text: its values are lockCreatesValues(creates). */
+export const LOCK_CREATES_TEXT = `${LOCK_CREATES_HEAD}$1::int[], $2::text[]${LOCK_CREATES_TAIL}`;
+
+/** The lock classes and keys of a batch's creates: each owner, then each dedupe key, once. */
+export function lockCreatesValues(creates: { owner: string; dedupeKey: string }[]): [number[], string[]] {
+  const owners = [...new Set(creates.map((c) => c.owner))].sort();
+  const keys = [...new Set(creates.map((c) => c.dedupeKey))].sort();
+  return [
+    [...owners.map(() => LOCK_CLASS.owner), ...keys.map(() => LOCK_CLASS.dedupe)],
+    [...owners, ...keys],
+  ];
+}
+
+const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 /** The open duplicate of `task` (same owner, kind and dedupe key, not finished, live). */
 const openDuplicate = (task: CreateArgs[0]) =>
@@ -37,20 +50,69 @@ const openDuplicate = (task: CreateArgs[0]) =>
       and ${tasks.status} in ('working', 'input_required') and ${tasks.expiresAt} > ${NOW_MS} limit 1`;
 
 /** The INSERT of `task`, stamped by the database's clock, as rows of a SELECT (`where` decides whether it runs). */
-const insertTask = (task: CreateArgs[0], where: SQL) =>
+const insertTask = (task: CreateArgs[0], inputJson: unknown, where: SQL) =>
   sql`insert into ${tasks} (id, owner, kind, input, dedupe_key, status, status_message, created_at, last_updated_at,
         ttl_ms, expires_at, poll_interval_ms, max_attempts, scope_key, scope_start, scope_end)
-      select ${task.id}, ${task.owner}, ${task.kind}, ${JSON.stringify(task.input)}::json, ${task.dedupeKey}, 'working',
+      select ${task.id}, ${task.owner}, ${task.kind}, ${inputJson}::json, ${task.dedupeKey}, 'working',
         ${task.statusMessage}, ${NOW_MS}, ${NOW_MS}, ${task.ttlMs}::bigint, ${NOW_MS} + ${task.ttlMs}::bigint,
         ${task.pollIntervalMs}::int, ${task.maxAttempts}::int, ${task.scopeKey ?? null}::text,
         ${task.scopeStart ?? null}::bigint, ${task.scopeEnd ?? null}::bigint
       ${where} returning *`;
 
 /** Its `created` event and signal, for the row of the CTE `ins`. */
-const createdEventAndSignal = (event: CreateArgs[1]) =>
+const createdEventAndSignal = (message: unknown, dataJson: unknown) =>
   sql`ev as (insert into task_events (task_id, at, attempt, kind, message, data)
-        select id, created_at, 0, 'created', ${event.message}, ${event.data === undefined ? null : JSON.stringify(event.data)}::json from ins),
+        select id, created_at, 0, 'created', ${message}, ${dataJson}::json from ins),
       sig as (select pg_notify(${SIGNAL_CHANNEL}, 'created:' || id) from ins)`;
+
+/** The one-statement create (no limits to check): the duplicate check, the insert unless there is one, its event and its NOTIFY. */
+const createUnlessDuplicate = (task: CreateArgs[0], inputJson: unknown, message: unknown, dataJson: unknown) =>
+  sql`with existing as (${openDuplicate(task)}),
+      ins as (${insertTask(task, inputJson, sql`where not exists (select 1 from existing)`)}),
+      ${createdEventAndSignal(message, dataJson)}
+      select true as created, ins.*, (select count(*) from sig) as signalled from ins
+      union all select false, existing.*, 0 from existing`;
+
+/**
+ * The same create as a named statement built once (text and parameter order), for a batch run on a
+ * connection of its own: parsed and planned once per connection, no query building per create.
+ */
+export const CREATE_STATEMENT = (() => {
+  const names = [
+    'id',
+    'owner',
+    'kind',
+    'input',
+    'dedupeKey',
+    'statusMessage',
+    'ttlMs',
+    'pollIntervalMs',
+    'maxAttempts',
+    'scopeKey',
+    'scopeStart',
+    'scopeEnd',
+  ] as const;
+  const task = Object.fromEntries(names.map((n) => [n, sql.placeholder(n)])) as unknown as CreateArgs[0];
+  const query = new PgDialect().sqlToQuery(
+    createUnlessDuplicate(task, sql.placeholder('input'), sql.placeholder('message'), sql.placeholder('data')),
+  );
+  return {
+    name: 'reflow_create_task',
+    text: query.sql,
+    values(create: CreateArgs[0], createdEvent: CreateArgs[1]): unknown[] {
+      const given: Record<string, unknown> = {
+        ...create,
+        input: JSON.stringify(create.input),
+        scopeKey: create.scopeKey ?? null,
+        scopeStart: create.scopeStart ?? null,
+        scopeEnd: create.scopeEnd ?? null,
+        message: createdEvent.message,
+        data: jsonOrNull(createdEvent.data),
+      };
+      return query.params.map((p) => (p instanceof Placeholder ? given[p.name] : p));
+    },
+  };
+})();
 
 /**
  * The create's own work, under its locks. Without limits to check (`admit`), one statement: the
@@ -65,11 +127,7 @@ export async function createLocked(
 ): Promise<CreateOutcome> {
   if (!admit) {
     const { rows } = await tx.execute<Record<string, unknown> & { created: boolean }>(
-      sql`with existing as (${openDuplicate(task)}),
-          ins as (${insertTask(task, sql`where not exists (select 1 from existing)`)}),
-          ${createdEventAndSignal(event)}
-          select true as created, ins.*, (select count(*) from sig) as signalled from ins
-          union all select false, existing.*, 0 from existing`,
+      createUnlessDuplicate(task, JSON.stringify(task.input), event.message, jsonOrNull(event.data)),
     );
     return { task: taskRowFrom(rows[0]), created: rows[0].created };
   }
@@ -78,7 +136,7 @@ export async function createLocked(
   // Limits apply to new work only, counted inside this transaction.
   await admit();
   const { rows } = await tx.execute<Record<string, unknown>>(
-    sql`with ins as (${insertTask(task, sql``)}), ${createdEventAndSignal(event)}
+    sql`with ins as (${insertTask(task, JSON.stringify(task.input), sql``)}), ${createdEventAndSignal(event.message, jsonOrNull(event.data))}
         select ins.*, (select count(*) from sig) as signalled from ins`,
   );
   return { task: taskRowFrom(rows[0]), created: true };
