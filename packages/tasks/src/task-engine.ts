@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import { isTerminalStatus, type AnswerOutcome, type Store, type StoreSignal, type TaskPollRow, type TaskRow } from '@reflow/db';
+import {
+  isTerminalStatus,
+  type AnswerOutcome,
+  type Store,
+  type StoreSignal,
+  type TaskPollRow,
+  type TaskRow,
+} from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
 import type { Logger } from './logger.ts';
@@ -283,8 +290,7 @@ export class TaskEngine {
     if (isTerminal(row.status)) return row.pollIntervalMs;
     if (row.status === 'input_required') return this.#o.basePollIntervalMs;
     const now = this.#o.now();
-    if (row.heldFor !== null)
-      return heldPollIntervalFor(this.#o.basePollIntervalMs, now - row.lastUpdatedAt);
+    if (row.heldFor !== null) return heldPollIntervalFor(this.#o.basePollIntervalMs, now - row.lastUpdatedAt);
     const running = row.claimedBy !== null && (row.leaseExpiresAt ?? 0) >= now;
     return this.#pollInterval({
       ahead: running ? 0 : await this.#queue.ahead(row, now),

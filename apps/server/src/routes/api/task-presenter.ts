@@ -32,9 +32,7 @@ const span = (from: number | null, to: number | null) => (from !== null && to !=
  */
 export async function toTaskDetail(row: TaskRow, events: TaskEventRow[], store: StoreQueries) {
   const pending =
-    row.status === 'working' && row.heldFor === OPERATOR
-      ? await pendingOperatorApproval(row.id, store)
-      : undefined;
+    row.status === 'working' && row.heldFor === OPERATOR ? await pendingOperatorApproval(row.id, store) : undefined;
   return {
     task: toTaskSummary(row),
     error: row.error ?? null,
