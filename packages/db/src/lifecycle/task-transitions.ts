@@ -5,7 +5,6 @@ import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AttemptFence, TaskError } from '../queries/task-rows.ts';
 import type { StoreSignal } from '../store.ts';
 import {
-  inStates,
   leasedRows,
   queuedRows,
   scopeHolderRows,
@@ -164,6 +163,22 @@ export const fencedBy = (f: AttemptFence, t: TaskColumns, now: StoreNow): SQL =>
   sql`${ownedBy(f, t, now)} and ${t.leaseExpiresAt} >= ${now}`;
 
 /**
+ * A set of task ids in a statement: a list of values, or a dialect's own test (PostgreSQL: one array
+ * parameter, so a prepared statement's text does not change with the list).
+ */
+export type IdSet = readonly string[] | ((id: SQLWrapper) => SQL);
+
+/** `id` is one of `ids`. */
+export function inIdSet(id: SQLWrapper, ids: IdSet): SQL {
+  if (typeof ids === 'function') return ids(id);
+  if (ids.length === 0) return sql`false`;
+  return sql`${id} in (${sql.join(
+    ids.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
+}
+
+/**
  * A live holder of a scope overlapping [start, end) under `key` other than `self`, among the rows of
  * `holder` (an alias of tasks): a claim whose lease holds (or that the caller runs itself, `running`),
  * a task held for a party, or one parked for input (an approval still owns its plan for those days).
@@ -172,33 +187,10 @@ export function scopeHeld(
   holder: TaskColumns,
   scope: { key: SQLWrapper | string; start: SQLWrapper | number; end: SQLWrapper | number; self: SQLWrapper | string },
   now: StoreNow,
-  running: readonly string[],
+  running: IdSet,
 ): SQL {
-  const mine = running.length
-    ? sql` or ${holder.id} in (${sql.join(
-        running.map((id) => sql`${id}`),
-        sql`, `,
-      )})`
-    : sql``;
   // Held and parked rows have no claim and hold until their TTL; a claim holds while its lease does.
-  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${live(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now}${mine})))`;
-}
-
-/** The claim's candidates (scope aside): queued, or (taking over) lapsed; attempts left; never one of `running`. */
-export function claimableWhere(
-  t: TaskColumns,
-  now: StoreNow,
-  running: readonly string[],
-  takeOverLapsed: boolean,
-): SQL {
-  const states = takeOverLapsed ? inStates(['queued', 'lapsed'], t, now) : inStates(['queued'], t, now);
-  const notMine = running.length
-    ? sql` and ${t.id} not in (${sql.join(
-        running.map((id) => sql`${id}`),
-        sql`, `,
-      )})`
-    : sql``;
-  return sql`${states} and ${t.attempt} < ${t.maxAttempts}${notMine}`;
+  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${live(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)})))`;
 }
 
 /** The queue's candidates alone: what the `tasks_queued` index holds, live, attempts left. */

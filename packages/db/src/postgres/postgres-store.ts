@@ -6,7 +6,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import type { SiteData } from '../queries/site-queries.ts';
 import { GroupCommit, type BatchOutcome, type CreateOutcome, type PendingCreate } from '../group-commit.ts';
-import type { NodeStore, Store, StoreQueries, StoreSignal } from '../store.ts';
+import type { NodeStore, SiteStore, Store, StoreQueries, StoreSignal } from '../store.ts';
 import { EventEmitter } from 'node:events';
 import { describeDatabaseUrl } from './database-url.ts';
 import { migrateInTransaction, postgresMigrationsApplied } from './migrate.ts';
@@ -31,6 +31,7 @@ import { taskRowFrom } from './queries/task-sql.ts';
 import { taskStateQueries } from './queries/task-states.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
+import { SiteCache } from './site-cache.ts';
 import { NodePool } from './node-pool.ts';
 
 export interface PostgresStoreOptions {
@@ -67,6 +68,12 @@ export class PostgresStore implements Store {
   #listener: SignalListener | undefined;
   /** Creates outside a transaction: committed together, one transaction and one COMMIT per batch. */
   readonly #creates = new GroupCommit<PendingCreate, CreateOutcome>((batch) => this.#commitCreates(batch));
+  /** The site and room ids the creates read (site-cache.ts). */
+  readonly #site = new SiteCache(async () => {
+    const site = siteQueries(this.#db);
+    const [row, roomIds] = await Promise.all([site.getSite(), site.roomIds()]);
+    return { site: row, roomIds };
+  });
   /** The database's clock minus this node's, as last measured. */
   #offsetMs = 0;
 
@@ -245,6 +252,7 @@ export class PostgresStore implements Store {
       this.#clientConfig,
       (signal, taskId) => this.#signals.emit('signal', signal, taskId),
       this.#onError,
+      () => this.#site.invalidate(),
     );
     this.#signals.on('signal', fn);
     return () => this.#signals.off('signal', fn);
@@ -293,9 +301,34 @@ export class PostgresStore implements Store {
     await this.pool.end();
   }
 
+  /**
+   * The site queries outside a transaction, the create's reads served by the site cache: an import
+   * through this node drops it once committed.
+   */
+  #cachedSite(db: PgDb): SiteStore {
+    const site = siteQueries(db);
+    return {
+      ...site,
+      getSite: async () => (await this.#site.get()).site,
+      roomIds: async () => [...(await this.#site.get()).roomIds],
+      unknownRooms: async (ids) => {
+        if (ids.length === 0) return [];
+        const { known } = await this.#site.get();
+        return ids.filter((id) => !known.has(id));
+      },
+      writeSite: async (data, replace) => {
+        try {
+          await site.writeSite(data, replace);
+        } finally {
+          this.#site.invalidate();
+        }
+      },
+    };
+  }
+
   /** Every query group on `db`: the pool, or one transaction. */
   #bind(db: PgDb): StoreQueries {
-    const records = taskRecordQueries(db, (tx) => this.#bind(tx));
+    const records = taskRecordQueries(db, (tx) => this.#bind(tx), db === this.#db ? this.pool : undefined);
     return {
       tasks: {
         ...records,
@@ -303,12 +336,12 @@ export class PostgresStore implements Store {
         ...(db === this.#db
           ? { createOrFind: (task, event, admit) => this.#creates.submit({ task, event, admit }) }
           : {}),
-        ...taskClaimQueries(db),
+        ...taskClaimQueries(db, this.pool),
         ...taskStateQueries(db),
       },
       taskList: taskListQueries(db),
       inputs: inputQueries(db),
-      site: siteQueries(db),
+      site: db === this.#db ? this.#cachedSite(db) : siteQueries(db),
       bookings: bookingQueries(db),
       audit: auditQueries(db),
       principals: principalQueries(db),

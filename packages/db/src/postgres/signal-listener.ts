@@ -24,6 +24,8 @@ export class SignalListener {
     private readonly config: pg.ClientConfig,
     private readonly onSignal: (signal: StoreSignal, taskId: string) => void,
     private readonly onError: (error: Error) => void,
+    /** A site was imported (by any node): `site:<generation>`. */
+    private readonly onSite: () => void = () => {},
   ) {
     this.ready = this.#connect();
     this.#probe = setInterval(() => this.#checkAlive(), PROBE_MS).unref();
@@ -74,7 +76,8 @@ export class SignalListener {
       if (message.channel !== SIGNAL_CHANNEL || !message.payload) return;
       const split = message.payload.indexOf(':');
       const signal = message.payload.slice(0, split);
-      if (split > 0 && SIGNALS.has(signal)) this.onSignal(signal as StoreSignal, message.payload.slice(split + 1));
+      if (signal === 'site') this.onSite();
+      else if (split > 0 && SIGNALS.has(signal)) this.onSignal(signal as StoreSignal, message.payload.slice(split + 1));
     });
     try {
       await client.connect();

@@ -1,7 +1,7 @@
 // The site, its rooms and bookings as a whole (as queries/site-queries.ts).
-import { asc, inArray } from 'drizzle-orm';
+import { asc, inArray, sql } from 'drizzle-orm';
 import type { SiteStore } from '../../store.ts';
-import type { PgDb } from '../pg-db.ts';
+import { SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
 import { bookings, reflowMoves, reflowUnresolved, rooms, series, site } from '../schema/index.ts';
 import { countAll, first } from './task-sql.ts';
 
@@ -57,6 +57,8 @@ export function siteQueries(db: PgDb): SiteStore {
         await insertChunked(data.rooms, (chunk) => tx.insert(rooms).values(chunk));
         await insertChunked(data.series, (chunk) => tx.insert(series).values(chunk));
         await insertChunked(data.bookings, (chunk) => tx.insert(bookings).values(chunk));
+        // Heard by every node's site cache (site-cache.ts) once this import commits.
+        await tx.execute(sql`select pg_notify(${SIGNAL_CHANNEL}, ${`site:${(previous?.generation ?? 0) + 1}`})`);
       }),
   };
 }

@@ -1,8 +1,9 @@
 // The queue across nodes on PostgreSQL: claiming the next runnable task under a lease, renewing and
 // releasing it, and recovering claims of dead nodes; each a transition of
 // lifecycle/task-transitions.ts. Every lease is judged on the database's clock.
-import { sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import type pg from 'pg';
 import { leasedRows, queuedRows } from '../../lifecycle/task-states.ts';
 import {
   claimedByAnyWhere,
@@ -22,8 +23,8 @@ import { StaleAttemptError } from '../../queries/task-rows.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { tasks } from '../schema/index.ts';
 import { dayLocks, lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
-import { countAll, first, taskRowFrom } from './task-sql.ts';
-import { applyTransition } from './task-transition.ts';
+import { countAll, first, namedStatement, taskRowFrom, type NamedStatement } from './task-sql.ts';
+import { applyTransition, setClause } from './task-transition.ts';
 
 type ClaimQueries = Pick<
   TaskStore,
@@ -80,95 +81,137 @@ type Candidate = {
   locked: boolean;
 };
 
-export function taskClaimQueries(db: PgDb): ClaimQueries {
-  const queued = sql`${queuedRows(tasks)} and ${tasks.expiresAt} > ${NOW_MS}`;
-  /** No live holder of an overlapping scope, for the row of `tasks` (candidates in the claim's first statement). */
-  const scopeFree = (running: string[]) =>
-    sql`(${tasks.scopeKey} is null or not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
-      holder,
-      { key: tasks.scopeKey, start: tasks.scopeStart, end: tasks.scopeEnd, self: tasks.id },
+/** The caller's running tasks and the candidates tried: array parameters, so the claim's text never changes. */
+const runningIds = (id: SQLWrapper) => sql`${id} = any(${sql.placeholder('running')}::text[])`;
+const triedIds = (id: SQLWrapper) => sql`${id} = any(${sql.placeholder('tried')}::text[])`;
+
+/** No live holder of an overlapping scope, for the row of `tasks` (candidates in the claim's first statement). */
+const scopeFree = sql`(${tasks.scopeKey} is null or not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
+  holder,
+  { key: tasks.scopeKey, start: tasks.scopeStart, end: tasks.scopeEnd, self: tasks.id },
+  NOW_MS,
+  runningIds,
+)}))`;
+
+/**
+ * The claim's first statement: the oldest candidate, `FOR UPDATE SKIP LOCKED` (a row another node
+ * is claiming is skipped, not waited for), read along the queue's partial index in its order and,
+ * taking over, along the lease index; then its scope's day locks tried (never waited for).
+ */
+function pickStatement(takeOverLapsed: boolean): NamedStatement {
+  const candidates = (where: SQL) =>
+    sql`(select ${tasks.id}, ${tasks.attempt}, ${tasks.claimedBy} as previous, ${tasks.scopeKey}, ${tasks.scopeStart}, ${tasks.scopeEnd}, ${tasks.createdAt}
+         from ${tasks} where ${where} and ${scopeFree} and not ${triedIds(tasks.id)}
+         order by ${tasks.createdAt}, ${tasks.id} limit 1 for update of ${tasks} skip locked)`;
+  // FOR UPDATE is not allowed in a UNION's branches, so each is a CTE: at most one row of each is
+  // locked, the older of the two is claimed (the other's lock lasts only until this transaction ends).
+  const lapsed = takeOverLapsed ? sql`, lapsed as ${candidates(lapsedCandidateWhere(tasks, NOW_MS))}` : sql``;
+  return namedStatement(
+    takeOverLapsed ? 'reflow_claim_pick' : 'reflow_claim_pick_queued',
+    sql`with queued as ${candidates(queuedCandidateWhere(tasks, NOW_MS))}${lapsed}
+        select c.id, c.attempt, c.previous, c.scope_key, c.scope_start, c.scope_end,
+               case when c.scope_key is null then true else ${dayLocks(sql`c.scope_key`, sql`c.scope_start`, sql`c.scope_end`, 'try')} end as locked
+        from (select * from queued${takeOverLapsed ? sql` union all select * from lapsed` : sql``} order by created_at, id limit 1) c`,
+  );
+}
+const PICK = { lapsedToo: pickStatement(true), queuedOnly: pickStatement(false) };
+
+/**
+ * The claim's second statement: the claim itself and its events, in one. For a scoped task the
+ * overlap test runs again here: a NEW statement, so its snapshot sees every claim committed before
+ * this transaction took the day locks. A claim on a row still marked claimed means its lease lapsed
+ * (its claimant stopped renewing): both events in one INSERT, in order (their ids order a history).
+ */
+const CLAIM = namedStatement(
+  'reflow_claim',
+  sql`with moved as (update ${tasks} set ${setClause(
+    claimSet(
+      sql.placeholder('claimedBy') as unknown as string,
+      sql.placeholder('leaseMs') as unknown as number,
+      tasks,
       NOW_MS,
-      running,
-    )}))`;
+    ),
+  )}
+      where ${tasks.id} = ${sql.placeholder('id')}::text and (${sql.placeholder('scopeKey')}::text is null or not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
+        holder,
+        {
+          key: sql`${sql.placeholder('scopeKey')}::text`,
+          start: sql`${sql.placeholder('scopeStart')}::bigint`,
+          end: sql`${sql.placeholder('scopeEnd')}::bigint`,
+          self: sql`${sql.placeholder('id')}::text`,
+        },
+        NOW_MS,
+        runningIds,
+      )}))
+      returning *),
+    events as (insert into task_events (task_id, at, attempt, kind, message, data)
+      select moved.id, ${NOW_MS}, e.attempt, e.kind, e.message, e.data from moved, lateral (values
+        (1, moved.attempt - 1, 'released', 'The lease of attempt ' || (moved.attempt - 1) || ' lapsed; reclaimed', null::json),
+        (2, moved.attempt, 'claimed', 'Attempt ' || moved.attempt || ' started', json_build_object('by', ${sql.placeholder('claimedBy')}::text))
+      ) as e(n, attempt, kind, message, data)
+      where e.n = 2 or ${sql.placeholder('previous')}::boolean order by e.n)
+    select * from moved`,
+);
+
+export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
+  const queued = sql`${queuedRows(tasks)} and ${tasks.expiresAt} > ${NOW_MS}`;
 
   /**
-   * The claim's first statement: the oldest candidate, `FOR UPDATE SKIP LOCKED` (a row another node
-   * is claiming is skipped, not waited for), read along the queue's partial index in its order and,
-   * taking over, along the lease index; then its scope's day locks tried (never waited for).
+   * One claim transaction on a connection of its own (two named statements between BEGIN and
+   * COMMIT); `contended` when a candidate was skipped because another transaction held one of its
+   * scope's day locks.
    */
-  const pick = (tx: PgDb, running: string[], tried: string[], takeOverLapsed: boolean) => {
-    const skip = tried.length ? sql` and ${tasks.id} not in (${idList(tried)})` : sql``;
-    const candidates = (where: SQL) =>
-      sql`(select ${tasks.id}, ${tasks.attempt}, ${tasks.claimedBy} as previous, ${tasks.scopeKey}, ${tasks.scopeStart}, ${tasks.scopeEnd}, ${tasks.createdAt}
-           from ${tasks} where ${where} and ${scopeFree(running)}${skip}
-           order by ${tasks.createdAt}, ${tasks.id} limit 1 for update of ${tasks} skip locked)`;
-    // FOR UPDATE is not allowed in a UNION's branches, so each is a CTE: at most one row of each is
-    // locked, the older of the two is claimed (the other's lock lasts only until this transaction ends).
-    const lapsed = takeOverLapsed ? sql`, lapsed as ${candidates(lapsedCandidateWhere(tasks, NOW_MS))}` : sql``;
-    return tx.execute<Candidate>(
-      sql`with queued as ${candidates(queuedCandidateWhere(tasks, NOW_MS))}${lapsed}
-          select c.id, c.attempt, c.previous, c.scope_key, c.scope_start, c.scope_end,
-                 case when c.scope_key is null then true else ${dayLocks(sql`c.scope_key`, sql`c.scope_start`, sql`c.scope_end`, 'try')} end as locked
-          from (select * from queued${takeOverLapsed ? sql` union all select * from lapsed` : sql``} order by created_at, id limit 1) c`,
-    );
-  };
-
-  /**
-   * The claim's second statement: the claim itself, its events, in one. For a scoped task the
-   * overlap test runs again here: a NEW statement, so its snapshot sees every claim committed
-   * before this transaction took the day locks.
-   */
-  const claimRow = async (tx: PgDb, candidate: Candidate, claimedBy: string, leaseMs: number, running: string[]) => {
-    const scopeTaken = candidate.scope_key
-      ? sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(
-          holder,
-          {
-            key: candidate.scope_key,
-            start: sql`${candidate.scope_start}::bigint`,
-            end: sql`${candidate.scope_end}::bigint`,
-            self: candidate.id,
-          },
-          NOW_MS,
-          running,
-        )})`
-      : sql``;
-    const update = tx
-      .update(tasks)
-      .set(claimSet(claimedBy, leaseMs, tasks, NOW_MS))
-      .where(sql`${tasks.id} = ${candidate.id}${scopeTaken}`)
-      .returning();
-    // A claim on a row still marked claimed means its lease lapsed: its claimant stopped renewing.
-    // Both events in one INSERT, in order (their ids order a task's history).
-    const { rows } = await tx.execute<Record<string, unknown>>(
-      sql`with moved as (${update.getSQL()}), events as (insert into task_events (task_id, at, attempt, kind, message, data)
-            select moved.id, ${NOW_MS}, e.attempt, e.kind, e.message, e.data from moved, lateral (values
-              (1, moved.attempt - 1, 'released', 'The lease of attempt ' || (moved.attempt - 1) || ' lapsed; reclaimed', null::json),
-              (2, moved.attempt, 'claimed', 'Attempt ' || moved.attempt || ' started', json_build_object('by', ${claimedBy}::text))
-            ) as e(n, attempt, kind, message, data)
-            where e.n = 2 or ${candidate.previous !== null}::boolean order by e.n)
-          select * from moved`,
-    );
-    return rows.length === 1 ? taskRowFrom(rows[0]) : undefined;
-  };
-
-  /** One claim transaction; `contended` when a candidate was skipped because another transaction held one of its scope's day locks. */
-  const claimOnce = (claimedBy: string, leaseMs: number, running: string[], takeOverLapsed: boolean) =>
-    db.transaction(async (tx): Promise<{ claimed: TaskRow | undefined; contended: boolean }> => {
+  const claimOnce = async (
+    claimedBy: string,
+    leaseMs: number,
+    running: string[],
+    takeOverLapsed: boolean,
+  ): Promise<{ claimed: TaskRow | undefined; contended: boolean }> => {
+    const client = await pool.connect();
+    let failure: Error | undefined;
+    try {
+      await client.query('BEGIN');
       let contended = false;
+      let claimed: TaskRow | undefined;
+      // Never one of the caller's own running tasks, nor a candidate already tried.
       const tried: string[] = [...running];
-      for (let i = 0; i < CANDIDATES; i++) {
-        const candidate = first((await pick(tx, running, tried, takeOverLapsed)).rows);
+      const pick = takeOverLapsed ? PICK.lapsedToo : PICK.queuedOnly;
+      for (let i = 0; i < CANDIDATES && !claimed; i++) {
+        const candidate = first(
+          (await client.query<Candidate>({ ...pick, values: pick.values({ running, tried }) })).rows,
+        );
         if (!candidate) break;
         tried.push(candidate.id);
         if (!candidate.locked) {
           contended = true;
           continue;
         }
-        const claimed = await claimRow(tx, candidate, claimedBy, leaseMs, running);
-        if (claimed) return { claimed, contended };
+        const { rows } = await client.query<Record<string, unknown>>({
+          ...CLAIM,
+          values: CLAIM.values({
+            id: candidate.id,
+            claimedBy,
+            leaseMs,
+            running,
+            previous: candidate.previous !== null,
+            scopeKey: candidate.scope_key,
+            scopeStart: candidate.scope_start,
+            scopeEnd: candidate.scope_end,
+          }),
+        });
+        if (rows.length === 1) claimed = taskRowFrom(rows[0]);
       }
-      return { claimed: undefined, contended };
-    });
+      await client.query('COMMIT');
+      return { claimed, contended };
+    } catch (error) {
+      failure = error as Error;
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      // A connection whose transaction failed is dropped rather than reused: its state is unknown.
+      client.release(failure);
+    }
+  };
 
   return {
     /**

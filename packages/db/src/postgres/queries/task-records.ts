@@ -1,12 +1,12 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, lt, or, Placeholder, sql, type SQL } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import type pg from 'pg';
 import { POLL_COLUMNS, type TaskPollColumn } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
 import { LOCK_CLASS, NOW_MS, SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
-import { live, first, taskRowFrom } from './task-sql.ts';
+import { live, first, namedStatement, pollRowFrom, taskRowFrom } from './task-sql.ts';
 
 type CreateArgs = Parameters<TaskStore['createOrFind']>;
 type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
@@ -82,7 +82,6 @@ export const CREATE_STATEMENT = (() => {
     'id',
     'owner',
     'kind',
-    'input',
     'dedupeKey',
     'statusMessage',
     'ttlMs',
@@ -93,14 +92,14 @@ export const CREATE_STATEMENT = (() => {
     'scopeEnd',
   ] as const;
   const task = Object.fromEntries(names.map((n) => [n, sql.placeholder(n)])) as unknown as CreateArgs[0];
-  const query = new PgDialect().sqlToQuery(
+  const statement = namedStatement(
+    'reflow_create_task',
     createUnlessDuplicate(task, sql.placeholder('input'), sql.placeholder('message'), sql.placeholder('data')),
   );
   return {
-    name: 'reflow_create_task',
-    text: query.sql,
-    values(create: CreateArgs[0], createdEvent: CreateArgs[1]): unknown[] {
-      const given: Record<string, unknown> = {
+    ...statement,
+    values: (create: CreateArgs[0], createdEvent: CreateArgs[1]): unknown[] =>
+      statement.values({
         ...create,
         input: JSON.stringify(create.input),
         scopeKey: create.scopeKey ?? null,
@@ -108,9 +107,7 @@ export const CREATE_STATEMENT = (() => {
         scopeEnd: create.scopeEnd ?? null,
         message: createdEvent.message,
         data: jsonOrNull(createdEvent.data),
-      };
-      return query.params.map((p) => (p instanceof Placeholder ? given[p.name] : p));
-    },
+      }),
   };
 })();
 
@@ -142,26 +139,27 @@ export async function createLocked(
   return { task: taskRowFrom(rows[0]), created: true };
 }
 
+/** The poll: what it shows of a live task, in POLL_COLUMNS order. */
+const POLL_STATEMENT = namedStatement(
+  'reflow_task_poll',
+  sql`select ${sql.join(
+    POLL_COLUMNS.map((c) => tasks[c]),
+    sql`, `,
+  )} from ${tasks} where ${tasks.id} = ${sql.placeholder('id')} and ${live()}`,
+);
+
 type RecordQueries = Pick<TaskStore, 'createOrFind' | 'get' | 'poll' | 'expiredOwner' | 'listForOwner' | 'events'>;
 
-export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): RecordQueries {
+export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries, pool?: pg.Pool): RecordQueries {
   // The poll and the read by id, built once and prepared on each connection (named statements): the
   // hottest reads, with no per-call query building and no per-call parse and plan in the database.
-  let pollStatement: ReturnType<typeof preparePoll> | undefined;
   let byIdStatement: ReturnType<typeof prepareById> | undefined;
-  const preparePoll = () =>
-    db
-      .select(Object.fromEntries(POLL_COLUMNS.map((c) => [c, tasks[c]])) as Pick<typeof tasks, TaskPollColumn>)
-      .from(tasks)
-      .where(and(eq(tasks.id, sql.placeholder('id')), live()))
-      .prepare('reflow_task_poll');
   const prepareById = () =>
     db
       .select()
       .from(tasks)
       .where(and(eq(tasks.id, sql.placeholder('id')), live()))
       .prepare('reflow_task_by_id');
-  const pollById = () => (pollStatement ??= preparePoll());
   const byId = () => (byIdStatement ??= prepareById());
   return {
     // A create in a transaction of its own (inside a caller's transaction: a savepoint of it).
@@ -173,7 +171,24 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): R
 
     get: async (id) => first(await byId().execute({ id })),
 
-    poll: async (id) => first(await pollById().execute({ id })),
+    poll: async (id) => {
+      // Outside a transaction straight through the pool, as arrays: the poll is the hottest read.
+      if (!pool)
+        return first(
+          await db
+            .select(Object.fromEntries(POLL_COLUMNS.map((c) => [c, tasks[c]])) as Pick<typeof tasks, TaskPollColumn>)
+            .from(tasks)
+            .where(and(eq(tasks.id, id), live())),
+        );
+      const { rows } = await pool.query<unknown[]>({
+        name: POLL_STATEMENT.name,
+        text: POLL_STATEMENT.text,
+        values: POLL_STATEMENT.values({ id }),
+        rowMode: 'array',
+      });
+      const cells = rows.at(0);
+      return cells && pollRowFrom(cells);
+    },
 
     expiredOwner: async (id) => {
       const row = first(

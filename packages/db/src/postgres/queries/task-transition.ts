@@ -34,3 +34,11 @@ export async function applyTransition(
   );
   return rows.map((r) => ({ id: r.id, attempt: Number(r.attempt), at: Number(r.at) }));
 }
+
+/** A SET list for raw SQL (a statement built once): each column of `set` by its name. */
+export function setClause(set: TaskSet): SQL {
+  return sql.join(
+    Object.entries(set).map(([key, value]) => sql`${sql.identifier(tasks[key as keyof TaskSet].name)} = ${value}`),
+    sql`, `,
+  );
+}
