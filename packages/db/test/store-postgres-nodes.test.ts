@@ -207,6 +207,30 @@ describe('PostgreSQL store across nodes', () => {
     }
   });
 
+  test("the site a create reads is each node's cached copy, dropped by an import on any node", async () => {
+    const seeded = await postgresKind.open({ seed: smallSite });
+    opened.push(seeded);
+    const { store, second } = seeded;
+    const other = await second();
+    // The other node listens, as a running engine does: an import's NOTIFY reaches its cache.
+    const stopListening = other.onSignal(() => {});
+    await other.listening();
+    assert.deepEqual(await other.site.unknownRooms(['studio-a', 'studio-z']), ['studio-z']);
+    const site = smallSite();
+    // Read just now: without the NOTIFY the copy would live on for most of the 1 s backstop.
+    const before = (await other.site.getSite())!.generation;
+    await store.site.writeSite({ ...site, rooms: [...site.rooms, { ...site.rooms[0], id: 'studio-z' }] }, true);
+    // The importing node drops its own copy at the commit.
+    assert.deepEqual(await store.site.unknownRooms(['studio-z']), []);
+    // The other node, once the NOTIFY arrives: long before the cache's 1 s backstop.
+    const started = Date.now();
+    while ((await other.site.unknownRooms(['studio-z'])).length > 0) await sleep(5);
+    assert.ok(Date.now() - started < 500, `heard after ${Date.now() - started} ms`);
+    assert.equal((await other.site.getSite())!.generation, before + 1);
+    assert.deepEqual(await other.site.roomIds(), ['studio-a', 'studio-b', 'studio-z']);
+    stopListening();
+  });
+
   test('two survivors reaping one dead node release each of its claims once', async () => {
     const { store, second } = await open();
     const other = await second();
