@@ -11,14 +11,14 @@ import { EventEmitter } from 'node:events';
 import { describeDatabaseUrl } from './database-url.ts';
 import { migrateInTransaction, postgresMigrationsApplied } from './migrate.ts';
 import { NOW_MS, type PgDb } from './pg-db.ts';
-import { auditQueries } from './queries/audit.ts';
-import { bookingQueries } from './queries/bookings.ts';
-import { inputQueries } from './queries/inputs.ts';
-import { nodeQueries } from './queries/nodes.ts';
-import { principalQueries } from './queries/principals.ts';
-import { siteQueries } from './queries/site.ts';
-import { taskClaimQueries } from './queries/task-claims.ts';
-import { taskListQueries } from './queries/task-list.ts';
+import { auditQueries } from './queries/audit-queries.ts';
+import { bookingQueries } from './queries/booking-queries.ts';
+import { inputQueries } from './queries/input-queries.ts';
+import { nodeQueries } from './queries/node-queries.ts';
+import { principalQueries } from './queries/principal-queries.ts';
+import { siteQueries } from './queries/site-queries.ts';
+import { taskClaimQueries } from './queries/task-claim-queries.ts';
+import { taskListQueries } from './queries/task-list-queries.ts';
 import {
   CREATE_STATEMENT,
   createLocked,
@@ -26,9 +26,9 @@ import {
   lockCreates,
   lockCreatesValues,
   taskRecordQueries,
-} from './queries/task-records.ts';
+} from './queries/task-record-queries.ts';
 import { taskRowFrom } from './queries/task-sql.ts';
-import { taskStateQueries } from './queries/task-states.ts';
+import { taskStateQueries } from './queries/task-state-queries.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
 import { SiteCache } from './site-cache.ts';

@@ -4,7 +4,7 @@ import { and, asc, eq, lt, ne, sql } from 'drizzle-orm';
 import type { NodeStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { nodes } from '../schema/index.ts';
-import { releaseClaimsIn } from './task-claims.ts';
+import { releaseClaimsIn } from './task-claim-queries.ts';
 
 /** The node queries; `onDatabaseTime` hears the database's clock read by each heartbeat (for Store.clock). */
 export function nodeQueries(db: PgDb, onDatabaseTime: (dbNow: number, sentAt: number) => void): NodeStore {
