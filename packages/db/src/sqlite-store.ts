@@ -6,11 +6,23 @@ import { openDatabase, type Connection, type OpenOptions } from './connection.ts
 import { migrateDatabase, migrationsApplied } from './migrate.ts';
 import { queriesFor, type Queries } from './queries/queries-for.ts';
 import type { SiteData } from './queries/site-queries.ts';
-import type { TaskListCursor } from './queries/task-list-queries.ts';
 import { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { GroupCommit, type BatchOutcome, type CreateOutcome, type PendingCreate } from './group-commit.ts';
-import type { NodeStore, Store, StoreQueries, StoreSignal } from './store.ts';
+import { asynchronousGroup, type Turn } from './asynchronous-group.ts';
+import type {
+  AuditStore,
+  BookingStore,
+  InputStore,
+  NodeStore,
+  PrincipalStore,
+  SiteStore,
+  Store,
+  StoreQueries,
+  StoreSignal,
+  TaskListStore,
+  TaskStore,
+} from './store.ts';
 import { walFlusher, type FlushWal } from './wal-flush.ts';
 
 export interface SqliteStoreOptions extends OpenOptions {
@@ -35,6 +47,7 @@ export class SqliteStore implements Store {
   readonly connection: Connection;
   /** Built on first use: queries prepare their statements, which needs the tables migrated. */
   #q: Queries | undefined;
+  #nodes: NodeStore | undefined;
   readonly #file: string | symbol;
   /** Settles when the transaction now open on this file (by any store of this process) ends; undefined when none is. */
   get #open(): Promise<void> | undefined {
@@ -107,20 +120,13 @@ export class SqliteStore implements Store {
   }
 
   get nodes(): NodeStore {
-    const q = () => this.#queries();
-    const clock = this.clock;
-    const run = async <T>(fn: () => T): Promise<T> => {
-      while (this.#open) await this.#open;
-      return fn();
-    };
-    return {
-      register: (node) => this.#write(() => q().nodes.register(node, clock())),
-      heartbeat: (id, running) => this.#write(() => q().nodes.heartbeat(id, running, clock())),
-      reapLapsed: (lapseMs, message, reaper) =>
-        this.#write(() => q().nodes.reapLapsed(lapseMs, clock(), message, reaper)),
-      list: () => run(() => q().nodes.list()),
-      unregister: (id, message) => this.#write(() => q().nodes.unregister(id, clock(), message)),
-    };
+    return (this.#nodes ??= asynchronousGroup<NodeStore>(() => this.#queries().nodes, NODE_WRITES, {
+      run: async (fn) => {
+        while (this.#open) await this.#open;
+        return fn();
+      },
+      write: (fn) => this.#write(fn),
+    }));
   }
 
   get tasks() {
@@ -259,7 +265,7 @@ export class SqliteStore implements Store {
       lastUpdatedAt: now,
       expiresAt: now + task.ttlMs,
     };
-    const existing = this.#queries().tasks.findWorkingDuplicate(row.owner, row.kind, row.dedupeKey, now);
+    const existing = this.#queries().tasks.findWorkingDuplicate(row.owner, row.kind, row.dedupeKey);
     if (existing) return { task: existing, created: false };
     await admit?.(this.#inside);
     return { task: this.#queries().tasks.insert(row, event), created: true };
@@ -276,7 +282,7 @@ export class SqliteStore implements Store {
     migrateDatabase(this.connection, {
       andThen: () => {
         // Queries prepare statements, so they are built once the tables exist.
-        const migrated = queriesFor(this.connection);
+        const migrated = queriesFor(this.connection, this.clock);
         if (!options.seed || migrated.site.getSite()) return;
         migrated.site.writeSite(options.seed(), false);
         seeded = true;
@@ -300,119 +306,85 @@ export class SqliteStore implements Store {
   }
 
   #queries(): Queries {
-    return (this.#q ??= queriesFor(this.connection));
+    return (this.#q ??= queriesFor(this.connection, this.clock));
   }
 
   /**
    * The query groups, each call run through `run` (straight, or after the open transaction); calls
    * that write go through `write` (outside a transaction: #write, their fsync off the event loop).
+   * A create joins the group commit; a release, a cancel and a resuming answer signal once done.
    */
-  #groups(
-    inTransaction: boolean,
-    run: <T>(fn: () => T) => Promise<T>,
-    write: <T>(fn: () => T) => Promise<T>,
-  ): StoreQueries {
+  #groups(inTransaction: boolean, run: Turn, write: Turn): StoreQueries {
     const q = () => this.#queries();
-    const clock = this.clock;
-    const createOrFind: StoreQueries['tasks']['createOrFind'] = (task, event, admit) =>
+    const turns = { run, write };
+    const tasks = asynchronousGroup<Omit<TaskStore, 'createOrFind'>>(() => q().tasks, TASK_WRITES, turns);
+    const inputs = asynchronousGroup<InputStore>(() => q().inputs, INPUT_WRITES, turns);
+    const createOrFind: TaskStore['createOrFind'] = (task, event, admit) =>
       // Inside a caller's transaction it is part of that one; otherwise it joins the next group commit.
       inTransaction ? this.#createIn({ task, event, admit }) : this.#creates.submit({ task, event, admit });
     return {
-      now: () => run(clock),
-      tasks: {
-        createOrFind: async (task, event, admit) => {
-          const created = await createOrFind(task, event, admit);
+      now: () => run(this.clock),
+      tasks: Object.assign(Object.create(tasks) as TaskStore, {
+        createOrFind: async (...args: Parameters<TaskStore['createOrFind']>) => {
+          const created = await createOrFind(...args);
           if (created.created) this.#signal('created', created.task.id);
           return created;
         },
-        get: (id) =>
-          run(() => {
-            const row = q().tasks.get(id);
-            return row && row.expiresAt > clock() ? row : undefined;
-          }),
-        poll: (id) =>
-          run(() => {
-            const row = q().tasks.poll(id);
-            return row && row.expiresAt > clock() ? row : undefined;
-          }),
-        expiredOwner: (id) => run(() => q().tasks.expiredOwner(id, clock())),
-        listForOwner: (owner, limit, before?: TaskListCursor) =>
-          run(() => q().tasks.listForOwner(owner, clock(), limit, before)),
-        events: (taskId) => run(() => q().tasks.events(taskId)),
-        claimNext: (claimedBy, leaseMs, running, options) =>
-          write(() => q().tasks.claimNext(claimedBy, clock(), leaseMs, running, options)),
-        resumeLease: (fence, leaseMs) => write(() => q().tasks.resumeLease(fence, leaseMs, clock())),
-        holdScope: (fence) => run(() => q().tasks.holdScope(fence, clock())),
-        renewLease: (fence, leaseMs) => write(() => q().tasks.renewLease(fence, leaseMs, clock())),
-        release: (fence, message, options) =>
-          write(() => q().tasks.release(fence, clock(), message, options)).then((released) => {
-            if (released) this.#signal('released', fence.taskId);
-            return released;
-          }),
-        claimants: () => run(() => q().tasks.claimants()),
-        releaseClaimsOf: (claimants, message) => write(() => q().tasks.releaseClaimsOf(claimants, clock(), message)),
-        listExhausted: (running) => run(() => q().tasks.listExhausted(clock(), running)),
-        queueDepth: () => run(() => q().tasks.queueDepth(clock())),
-        queueOrder: () => run(() => q().tasks.queueOrder(clock())),
-        progress: (fence, message, data) => write(() => q().tasks.progress(fence, clock(), message, data)),
-        finish: (fence, outcome) => write(() => q().tasks.finish(fence, clock(), outcome)),
-        cancel: (id, message, by) =>
-          write(() => q().tasks.cancel(id, clock(), message, by)).then((cancelled) => {
-            if (cancelled) this.#signal('cancelled', id);
-            return cancelled;
-          }),
-        failExhausted: (id, error) => write(() => q().tasks.failExhausted(id, clock(), error)),
-        sweepExpired: () => write(() => q().tasks.sweepExpired(clock())),
-      },
-      taskList: {
-        page: (filter, limit, after) => run(() => q().taskList.page(filter, clock(), limit, after)),
-        countLiveByDedupeKey: (key, statuses) => run(() => q().taskList.countLiveByDedupeKey(key, statuses, clock())),
-        countAwaiting: (filter, awaiting) => run(() => q().taskList.countAwaiting(filter, awaiting, clock())),
-        countsByStatus: (filter) => run(() => q().taskList.countsByStatus(filter, clock())),
-      },
-      inputs: {
-        park: (fence, park) => write(() => q().inputs.park(fence, clock(), park)),
-        get: (taskId) => run(() => q().inputs.get(taskId)),
-        answer: (taskId, answers, by, awaiting) =>
-          write(() => q().inputs.answer(taskId, clock(), answers, by, awaiting)).then((outcome) => {
-            if (outcome.resumed) this.#signal('answered', taskId);
-            return outcome;
-          }),
-      },
-      site: {
-        getSite: () => run(() => q().site.getSite()),
-        lockedGeneration: () => run(() => q().site.lockedGeneration()),
-        listRooms: () => run(() => q().site.listRooms()),
-        roomIds: () => run(() => q().site.roomIds()),
-        unknownRooms: (ids) => run(() => q().site.unknownRooms(ids)),
-        bookingCount: () => run(() => q().site.bookingCount()),
-        writeSite: (data, replace) => write(() => q().site.writeSite(data, replace)),
-      },
-      bookings: {
-        overlapping: (range) => run(() => q().bookings.overlapping(range)),
-        get: (id) => run(() => q().bookings.get(id)),
-        // SQLite's write lock, taken at BEGIN IMMEDIATE, already keeps every row as read.
-        getForUpdate: (ids) => run(() => ids.map((id) => q().bookings.get(id)).filter((row) => row !== undefined)),
-        firstConflict: (roomId, start, end, exclude) =>
-          run(() => q().bookings.firstConflict(roomId, start, end, exclude)),
-        vacate: (ids) => write(() => q().bookings.vacate(ids)),
-        move: (id, expectedVersion, to) => write(() => q().bookings.move(id, expectedVersion, to)),
-        setStatus: (id, expectedVersion, status) => write(() => q().bookings.setStatus(id, expectedVersion, status)),
-      },
-      audit: {
-        recordMove: (row) => write(() => q().audit.recordMove(row)),
-        recordUnresolved: (row) => write(() => q().audit.recordUnresolved(row)),
-        movesOf: (taskId) => run(() => q().audit.movesOf(taskId)),
-        unresolvedOf: (taskId) => run(() => q().audit.unresolvedOf(taskId)),
-      },
-      principals: {
-        activeTaskCount: (owner) => run(() => q().principals.activeTaskCount(owner, clock())),
-        takeToken: (principal, burst, perMinute) =>
-          write(() => q().principals.takeToken(principal, burst, perMinute, clock())),
-      },
+        release: async (...args: Parameters<TaskStore['release']>) => {
+          const released = await tasks.release(...args);
+          if (released) this.#signal('released', args[0].taskId);
+          return released;
+        },
+        cancel: async (...args: Parameters<TaskStore['cancel']>) => {
+          const cancelled = await tasks.cancel(...args);
+          if (cancelled) this.#signal('cancelled', args[0]);
+          return cancelled;
+        },
+      }),
+      taskList: asynchronousGroup<TaskListStore>(() => q().taskList, new Set(), turns),
+      inputs: Object.assign(Object.create(inputs) as InputStore, {
+        answer: async (...args: Parameters<InputStore['answer']>) => {
+          const outcome = await inputs.answer(...args);
+          if (outcome.resumed) this.#signal('answered', args[0]);
+          return outcome;
+        },
+      }),
+      site: asynchronousGroup<SiteStore>(() => q().site, new Set(['writeSite'] as const), turns),
+      bookings: asynchronousGroup<BookingStore>(
+        () => q().bookings,
+        new Set(['vacate', 'move', 'setStatus'] as const),
+        turns,
+      ),
+      audit: asynchronousGroup<AuditStore>(
+        () => q().audit,
+        new Set(['recordMove', 'recordUnresolved'] as const),
+        turns,
+      ),
+      principals: asynchronousGroup<PrincipalStore>(() => q().principals, new Set(['takeToken'] as const), turns),
     };
   }
 }
+
+/** The task queries that write (each a transaction of its own, or a statement in the caller's). */
+const TASK_WRITES: ReadonlySet<keyof Omit<TaskStore, 'createOrFind'>> = new Set([
+  'claimNext',
+  'resumeLease',
+  'renewLease',
+  'release',
+  'releaseClaimsOf',
+  'progress',
+  'finish',
+  'cancel',
+  'failExhausted',
+  'sweepExpired',
+] as const);
+const INPUT_WRITES: ReadonlySet<keyof InputStore> = new Set(['park', 'answer'] as const);
+const NODE_WRITES: ReadonlySet<keyof NodeStore> = new Set([
+  'register',
+  'heartbeat',
+  'reapLapsed',
+  'unregister',
+] as const);
 
 /** Opens (creating when missing) the SQLite store at `path`. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): SqliteStore {

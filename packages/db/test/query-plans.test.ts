@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/connection.ts';
 import { migrateDatabase } from '../src/migrate.ts';
 import { queriesFor } from '../src/queries/queries-for.ts';
-import { taskListQueries } from '../src/queries/task-list-queries.ts';
 import { bookings, rooms } from '../src/schema/index.ts';
 import { SQLITE_QUERY_PLANS, sqliteOnlyFile } from '../../../scripts/test-store.mjs';
 
@@ -23,8 +22,9 @@ test('hot task and booking queries use indexes', () => {
   const connection = openDatabase(join(dir, 'plans.db'), { verbose: (sql) => statements.push(sql) });
   try {
     migrateDatabase(connection);
-    const q = queriesFor(connection);
     const now = Date.now();
+    let clock = now;
+    const q = queriesFor(connection, () => clock);
     connection.db
       .insert(rooms)
       .values({ id: 'studio-a', name: 'Studio A', capacity: 4, features: [], opensAt: '08:00', closesAt: '22:00' })
@@ -61,25 +61,29 @@ test('hot task and booking queries use indexes', () => {
     // A create: its duplicate check, then its insert (the store runs them in one transaction).
     for (let i = 0; i < 3; i++) {
       const r = row(`tsk_${i}`, now + i);
-      q.tasks.findWorkingDuplicate(r.owner, r.kind, r.dedupeKey, now + i);
+      clock = now + i;
+      q.tasks.findWorkingDuplicate(r.owner, r.kind, r.dedupeKey);
       q.tasks.insert(r, { message: 'queued' });
     }
+    clock = now;
     q.tasks.poll('tsk_2');
     q.tasks.get('tsk_2');
-    q.tasks.queueDepth(now);
-    q.tasks.queueOrder(now);
-    const claimed = q.tasks.claimNext('inst_a@host:1', now, 30_000)!;
+    q.tasks.queueDepth();
+    q.tasks.queueOrder();
+    const claimed = q.tasks.claimNext('inst_a@host:1', 30_000)!;
     const fence = { taskId: claimed.id, attempt: claimed.attempt, claimedBy: 'inst_a@host:1' };
-    q.tasks.renewLease(fence, now + 60_000, now);
-    q.tasks.progress(fence, now, 'solving');
-    q.tasks.finish(fence, now, { status: 'completed', result: '{}', message: 'done' });
-    q.tasks.cancel('tsk_1', now, 'Cancelled', 'alice');
-    q.tasks.listExhausted(now);
-    q.tasks.listForOwner('alice', now, 20);
-    q.tasks.expiredOwner('tsk_missing', now);
+    q.tasks.renewLease(fence, 60_000);
+    q.tasks.progress(fence, 'solving');
+    q.tasks.finish(fence, { status: 'completed', result: '{}', message: 'done' });
+    q.tasks.cancel('tsk_1', 'Cancelled', 'alice');
+    q.tasks.listExhausted();
+    q.tasks.listForOwner('alice', 20);
+    q.tasks.expiredOwner('tsk_missing');
     q.tasks.events('tsk_0');
-    q.tasks.sweepExpired(now + 120_000);
-    taskListQueries(connection.db).page({}, now, 50);
+    clock = now + 120_000;
+    q.tasks.sweepExpired();
+    clock = now;
+    q.taskList.page({}, 50);
     q.bookings.overlapping({ from: now, to: now + 7_200_000, roomIds: ['studio-a'], statuses: ['confirmed'] });
     q.bookings.firstConflict('studio-a', now, now + 1_800_000, ['bk-2']);
     q.bookings.move('bk-1', 1, { roomId: 'studio-a', startAt: now + 900_000, endAt: now + 4_500_000 });

@@ -61,6 +61,11 @@ export function bookingQueries(db: Db) {
       return getById.get({ id });
     },
 
+    /** The same rows: SQLite's write lock, taken at BEGIN IMMEDIATE, already keeps every row as read. */
+    getForUpdate(ids: string[]): BookingRow[] {
+      return ids.map((id) => getById.get({ id })).filter((row) => row !== undefined);
+    },
+
     /** A confirmed booking in `roomId` overlapping [start, end), other than the ones excluded. */
     firstConflict(roomId: string, start: number, end: number, exclude: string[]): BookingRow | undefined {
       return db

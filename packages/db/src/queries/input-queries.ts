@@ -19,7 +19,7 @@ export interface AnswerOutcome {
  * (releasing its lease, so nothing runs while a person thinks), answers arrive by key, and the last
  * answer puts the task back in the queue. Every step is one transaction.
  */
-export function inputQueries(db: Db) {
+export function inputQueries(db: Db, clock: () => number) {
   return {
     /**
      * Parks a running attempt's task. Keys are `r<round>-<name>`, so a key is never reused over the
@@ -27,9 +27,9 @@ export function inputQueries(db: Db) {
      */
     park(
       fence: AttemptFence,
-      now: number,
       park: { requests: Record<string, unknown>; state: unknown; message: string; awaiting?: string },
     ): Record<string, PendingInput> {
+      const now = clock();
       return db.transaction(
         (tx) => {
           const previous = tx
@@ -74,13 +74,8 @@ export function inputQueries(db: Db) {
      * keys are ignored. When nothing is left pending the task returns to the queue as `working`.
      * `awaiting` answers a task held for that party instead (and only such a task).
      */
-    answer(
-      taskId: string,
-      now: number,
-      answers: Record<string, unknown>,
-      by: string,
-      awaiting?: string,
-    ): AnswerOutcome {
+    answer(taskId: string, answers: Record<string, unknown>, by: string, awaiting?: string): AnswerOutcome {
+      const now = clock();
       return db.transaction(
         (tx) => {
           const task = tx

@@ -6,22 +6,25 @@ import { taskClaimQueries } from './task-claim-queries.ts';
 
 export type NodeRow = typeof nodes.$inferSelect;
 
-export function nodeQueries(db: Db) {
-  const claims = taskClaimQueries(db);
+export function nodeQueries(db: Db, clock: () => number) {
+  const claims = taskClaimQueries(db, clock);
   const immediate = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
   return {
-    register(node: { id: string; host: string; pid: number; workers: number }, now: number): void {
+    register(node: { id: string; host: string; pid: number; workers: number }): void {
+      const now = clock();
       db.insert(nodes)
         .values({ ...node, startedAt: now, heartbeatAt: now, running: [] })
         .onConflictDoUpdate({ target: nodes.id, set: { heartbeatAt: now } })
         .run();
     },
 
-    heartbeat(id: string, running: string[], now: number): boolean {
+    heartbeat(id: string, running: string[]): boolean {
+      const now = clock();
       return db.update(nodes).set({ heartbeatAt: now, running }).where(eq(nodes.id, id)).run().changes === 1;
     },
 
-    reapLapsed(lapseMs: number, now: number, message: string, reaper?: string): string[] {
+    reapLapsed(lapseMs: number, message: string, reaper?: string): string[] {
+      const now = clock();
       return immediate(() => {
         const dead = db
           .select({ id: nodes.id })
@@ -31,7 +34,7 @@ export function nodeQueries(db: Db) {
           .map((n) => n.id);
         if (dead.length === 0) return dead;
         db.delete(nodes).where(inArray(nodes.id, dead)).run();
-        claims.releaseClaimsOf(dead, now, message);
+        claims.releaseClaimsOf(dead, message);
         return dead;
       });
     },
@@ -40,10 +43,10 @@ export function nodeQueries(db: Db) {
       return db.select().from(nodes).orderBy(nodes.startedAt, nodes.id).all();
     },
 
-    unregister(id: string, now: number, message: string): void {
+    unregister(id: string, message: string): void {
       immediate(() => {
         db.delete(nodes).where(eq(nodes.id, id)).run();
-        claims.releaseClaimsOf([id], now, message);
+        claims.releaseClaimsOf([id], message);
       });
     },
   };

@@ -22,7 +22,7 @@ export function refillBucket(
 }
 
 /** What the abuse limits need to know about one principal's tasks. */
-export function principalQueries(db: Db) {
+export function principalQueries(db: Db, clock: () => number) {
   const active = db
     .select({ n: sql<number>`count(*)` })
     .from(tasks)
@@ -36,12 +36,14 @@ export function principalQueries(db: Db) {
     .prepare();
   return {
     /** Tasks of `owner` not yet terminal (and not expired). */
-    activeTaskCount(owner: string, now: number): number {
+    activeTaskCount(owner: string): number {
+      const now = clock();
       return active.get({ owner, now })!.n;
     },
 
     /** Takes one creation token from `principal`'s bucket (read and written under the write lock). */
-    takeToken(principal: string, burst: number, perMinute: number, now: number): TokenTaken {
+    takeToken(principal: string, burst: number, perMinute: number): TokenTaken {
+      const now = clock();
       return db.$client
         .transaction(() => {
           const bucket = db.select().from(principalBuckets).where(eq(principalBuckets.principal, principal)).get();

@@ -23,7 +23,7 @@ import { applyTransition } from './task-transition.ts';
 
 const holder = alias(tasks, 'holder');
 
-export function taskClaimQueries(db: Db) {
+export function taskClaimQueries(db: Db, clock: () => number) {
   // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
   const queued = sql`${queuedRows(tasks)} and ${tasks.expiresAt} > ${sql.placeholder('now')}`;
   const depth = db
@@ -79,11 +79,11 @@ export function taskClaimQueries(db: Db) {
      */
     claimNext(
       claimedBy: string,
-      now: number,
       leaseMs: number,
       running: string[] = [],
       options: { takeOverLapsed?: boolean } = {},
     ): TaskRow | undefined {
+      const now = clock();
       return db.transaction(
         (tx) => {
           const queuedNext = oldest(tx, queuedCandidateWhere(tasks, now), now, running);
@@ -134,7 +134,8 @@ export function taskClaimQueries(db: Db) {
      * A lapsed holder asks for its lease again (to now + `leaseMs`): allowed while it still owns the
      * attempt and no other task took an overlapping scope meanwhile (the claim's test). Costs no attempt.
      */
-    resumeLease(fence: AttemptFence, leaseMs: number, now: number): boolean {
+    resumeLease(fence: AttemptFence, leaseMs: number): boolean {
+      const now = clock();
       return db.transaction(
         (tx) => {
           const row = tx
@@ -164,7 +165,8 @@ export function taskClaimQueries(db: Db) {
      * Inside the transaction that writes an attempt's work, before it: the fence must hold. SQLite's
      * write lock, taken at BEGIN IMMEDIATE, already keeps every other writer out until COMMIT.
      */
-    holdScope(fence: AttemptFence, now: number): void {
+    holdScope(fence: AttemptFence): void {
+      const now = clock();
       if (
         !db
           .select({ id: tasks.id })
@@ -176,7 +178,8 @@ export function taskClaimQueries(db: Db) {
     },
 
     /** Extends the attempt's lease to now + `leaseMs`; false when it lost its fence at `now` (then it must stop). */
-    renewLease(fence: AttemptFence, leaseMs: number, now: number): boolean {
+    renewLease(fence: AttemptFence, leaseMs: number): boolean {
+      const now = clock();
       return applyTransition(db, now, leaseSet(leaseMs, now), fencedBy(fence, tasks, now)).length === 1;
     },
 
@@ -185,7 +188,8 @@ export function taskClaimQueries(db: Db) {
      * attempt did not fail but was interrupted on purpose (a clean shutdown): it does not count.
      * Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
      */
-    release(fence: AttemptFence, now: number, message: string, options: { refundAttempt?: boolean } = {}): boolean {
+    release(fence: AttemptFence, message: string, options: { refundAttempt?: boolean } = {}): boolean {
+      const now = clock();
       return db.transaction(
         (tx) =>
           applyTransition(tx, now, releaseSet(tasks, now, options.refundAttempt), ownedBy(fence, tasks, now), {
@@ -208,7 +212,8 @@ export function taskClaimQueries(db: Db) {
     },
 
     /** Puts the working tasks of dead claimants back in the queue at once, each with an event saying so. */
-    releaseClaimsOf(claimants: string[], now: number, message: string): number {
+    releaseClaimsOf(claimants: string[], message: string): number {
+      const now = clock();
       if (claimants.length === 0) return 0;
       return db.transaction(
         (tx) =>
@@ -221,7 +226,8 @@ export function taskClaimQueries(db: Db) {
     },
 
     /** Working tasks that have used every attempt and whose last claim is gone or lapsed, except the caller's `running` ones. */
-    listExhausted(now: number, running: string[] = []): TaskRow[] {
+    listExhausted(running: string[] = []): TaskRow[] {
+      const now = clock();
       const notMine = running.length
         ? sql` and ${tasks.id} not in (${sql.join(
             running.map((id) => sql`${id}`),
@@ -238,12 +244,14 @@ export function taskClaimQueries(db: Db) {
       );
     },
 
-    queueDepth(now: number): number {
+    queueDepth(): number {
+      const now = clock();
       return depth.get({ now })!.n;
     },
 
     /** The queue in the order it is worked: oldest first (ties by id), as claimNext takes them. */
-    queueOrder(now: number): { createdAt: number; id: string }[] {
+    queueOrder(): { createdAt: number; id: string }[] {
+      const now = clock();
       // Unmapped rows, [createdAt, id]: drizzle's mapping per row cost a snapshot of thousands of
       // queued tasks more than the read itself (an accept-only node's queue under load).
       return (order.values({ now }) as [number, string][]).map(([createdAt, id]) => ({ createdAt, id }));

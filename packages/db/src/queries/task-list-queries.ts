@@ -19,7 +19,7 @@ export interface TaskListCursor {
   id: string;
 }
 
-export function taskListQueries(db: Db) {
+export function taskListQueries(db: Db, clock: () => number) {
   const where = (filter: TaskListFilter, now: number): SQL[] => [
     gt(tasks.expiresAt, now),
     ...(filter.statuses?.length ? [inArray(tasks.status, filter.statuses)] : []),
@@ -30,12 +30,8 @@ export function taskListQueries(db: Db) {
 
   return {
     /** One page of tasks, newest first; `limit + 1` rows are read so the caller knows if more follow. */
-    page(
-      filter: TaskListFilter,
-      now: number,
-      limit: number,
-      after?: TaskListCursor,
-    ): { rows: TaskRow[]; more: boolean } {
+    page(filter: TaskListFilter, limit: number, after?: TaskListCursor): { rows: TaskRow[]; more: boolean } {
+      const now = clock();
       const before = after
         ? or(lt(tasks.createdAt, after.createdAt), and(eq(tasks.createdAt, after.createdAt), lt(tasks.id, after.id)))
         : undefined;
@@ -51,7 +47,8 @@ export function taskListQueries(db: Db) {
 
     /** Live tasks per status under the same filter (the status filter aside): every status present, zeros included. */
     /** Live tasks with this dedupe key (same kind and input, any owner) in one of `statuses`. */
-    countLiveByDedupeKey(dedupeKey: string, statuses: TaskStatus[], now: number): number {
+    countLiveByDedupeKey(dedupeKey: string, statuses: TaskStatus[]): number {
+      const now = clock();
       return db
         .select({ n: sql<number>`count(*)` })
         .from(tasks)
@@ -60,7 +57,8 @@ export function taskListQueries(db: Db) {
     },
 
     /** Live tasks held for `awaiting`'s decision under the same filter (statuses aside). */
-    countAwaiting(filter: Omit<TaskListFilter, 'statuses' | 'awaiting'>, awaiting: string, now: number): number {
+    countAwaiting(filter: Omit<TaskListFilter, 'statuses' | 'awaiting'>, awaiting: string): number {
+      const now = clock();
       return db
         .select({ n: sql<number>`count(*)` })
         .from(tasks)
@@ -68,7 +66,8 @@ export function taskListQueries(db: Db) {
         .get()!.n;
     },
 
-    countsByStatus(filter: Omit<TaskListFilter, 'statuses'>, now: number): Record<TaskStatus, number> {
+    countsByStatus(filter: Omit<TaskListFilter, 'statuses'>): Record<TaskStatus, number> {
+      const now = clock();
       const counts = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0])) as Record<TaskStatus, number>;
       const rows = db
         .select({ status: tasks.status, n: sql<number>`count(*)` })

@@ -47,12 +47,13 @@ type Cells = [
   number | null,
 ];
 
-export function taskPollQueries(db: Db) {
+export function taskPollQueries(db: Db, clock: () => number) {
   const byId = db.$client.prepare<[string], Cells>(`SELECT ${COLUMNS} FROM tasks WHERE id = ?`).raw(true);
   return {
     poll(id: string): TaskPollRow | undefined {
       const c = byId.get(id);
-      if (!c) return undefined;
+      // Live only: a task past its TTL is gone for its poller, swept or not.
+      if (!c || c[10] <= clock()) return undefined;
       return {
         id: c[0],
         owner: c[1],

@@ -8,8 +8,13 @@ import { taskStateQueries } from './task-state-queries.ts';
 export * from './task-rows.ts';
 export type { TaskPollRow } from './task-poll-queries.ts';
 
-export function taskQueries(db: Db) {
-  return { ...taskRecordQueries(db), ...taskPollQueries(db), ...taskClaimQueries(db), ...taskStateQueries(db) };
+export function taskQueries(db: Db, clock: () => number) {
+  return {
+    ...taskRecordQueries(db, clock),
+    ...taskPollQueries(db, clock),
+    ...taskClaimQueries(db, clock),
+    ...taskStateQueries(db, clock),
+  };
 }
 
 export type TaskQueries = ReturnType<typeof taskQueries>;

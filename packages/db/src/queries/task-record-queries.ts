@@ -36,7 +36,7 @@ const UNSET_COLUMNS = {
   finishedAt: null,
 } as const satisfies Omit<TaskRow, (typeof NEW_TASK_COLUMNS)[number]>;
 
-export function taskRecordQueries(db: Db) {
+export function taskRecordQueries(db: Db, clock: () => number) {
   const getById = db
     .select()
     .from(tasks)
@@ -81,24 +81,29 @@ export function taskRecordQueries(db: Db) {
       };
     },
 
+    /** The task while live (not past its TTL); undefined when unknown or expired. */
     get(id: string): TaskRow | undefined {
-      return getById.get({ id });
+      const row = getById.get({ id });
+      return row && row.expiresAt > clock() ? row : undefined;
     },
 
     /** The owner of a task that expired (row past its TTL, or already swept to a tombstone), if any. */
-    expiredOwner(id: string, now: number): string | undefined {
+    expiredOwner(id: string): string | undefined {
+      const now = clock();
       const row = getById.get({ id });
       if (row) return row.expiresAt <= now ? row.owner : undefined;
       return db.select({ owner: expiredTasks.owner }).from(expiredTasks).where(eq(expiredTasks.id, id)).get()?.owner;
     },
 
-    findWorkingDuplicate(owner: string, kind: string, dedupeKey: string, now: number): TaskRow | undefined {
+    findWorkingDuplicate(owner: string, kind: string, dedupeKey: string): TaskRow | undefined {
+      const now = clock();
       const id = workingDuplicateId.get(owner, kind, dedupeKey, now);
       return id === undefined ? undefined : getById.get({ id });
     },
 
     /** One owner's live tasks, newest first, a page at a time (`before`: the last row of the previous page). */
-    listForOwner(owner: string, now: number, limit: number, before?: { createdAt: number; id: string }): TaskRow[] {
+    listForOwner(owner: string, limit: number, before?: { createdAt: number; id: string }): TaskRow[] {
+      const now = clock();
       const after = before
         ? or(lt(tasks.createdAt, before.createdAt), and(eq(tasks.createdAt, before.createdAt), lt(tasks.id, before.id)))
         : undefined;

@@ -16,10 +16,11 @@ import { expiredTasks, tasks } from '../schema/index.ts';
 import { StaleAttemptError, TOMBSTONE_RETENTION_MS, type TaskError, type AttemptFence } from './task-rows.ts';
 import { applyTransition } from './task-transition.ts';
 
-export function taskStateQueries(db: Db) {
+export function taskStateQueries(db: Db, clock: () => number) {
   return {
     /** Records a progress message; false when the attempt lost its fence (cancelled, superseded). */
-    progress(fence: AttemptFence, now: number, message: string, data?: unknown): boolean {
+    progress(fence: AttemptFence, message: string, data?: unknown): boolean {
+      const now = clock();
       return db.transaction(
         (tx) =>
           applyTransition(tx, now, progressSet(message, now), fencedBy(fence, tasks, now), {
@@ -35,7 +36,8 @@ export function taskStateQueries(db: Db) {
      * Writes a terminal state for a running attempt. Call inside a transaction together with the
      * work it records; throws StaleAttemptError so that transaction rolls back when the fence fails.
      */
-    finish(fence: AttemptFence, now: number, outcome: TaskTerminalOutcome): void {
+    finish(fence: AttemptFence, outcome: TaskTerminalOutcome): void {
+      const now = clock();
       const moved = applyTransition(db, now, finishSet(outcome, now), fencedBy(fence, tasks, now), {
         kind: outcome.status,
         message: outcome.message,
@@ -44,7 +46,8 @@ export function taskStateQueries(db: Db) {
     },
 
     /** Moves a non-terminal task to `cancelled`. False when it was already terminal (or unknown). */
-    cancel(id: string, now: number, message: string, by: string): boolean {
+    cancel(id: string, message: string, by: string): boolean {
+      const now = clock();
       return db.transaction(
         (tx) =>
           applyTransition(tx, now, cancelSet(message, now), cancelWhere(id, tasks), {
@@ -57,7 +60,8 @@ export function taskStateQueries(db: Db) {
     },
 
     /** Gives up a task that has used its attempts, without needing its (lost) fence. */
-    failExhausted(id: string, now: number, error: TaskError): boolean {
+    failExhausted(id: string, error: TaskError): boolean {
+      const now = clock();
       return db.transaction(
         (tx) =>
           applyTransition(tx, now, giveUpSet(error, now), sql`${tasks.id} = ${id} and ${exhaustedWhere(tasks, now)}`, {
@@ -72,7 +76,8 @@ export function taskStateQueries(db: Db) {
      * The TTL sweeper: deletes expired tasks (events cascade), leaving a tombstone (id, owner) so
      * their owner hears "expired"; tombstones older than TOMBSTONE_RETENTION_MS go too.
      */
-    sweepExpired(now: number): number {
+    sweepExpired(): number {
+      const now = clock();
       return db.transaction(
         (tx) => {
           const gone = tx
