@@ -32,6 +32,7 @@ import { taskStateQueries } from './queries/task-state-queries.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
 import { SiteCache } from './site-cache.ts';
+import { rawTransaction } from './raw-transaction.ts';
 import { NodePool } from './node-pool.ts';
 
 export interface PostgresStoreOptions {
@@ -205,11 +206,8 @@ export class PostgresStore implements Store {
    * A batch of creates without limits to check, on a connection of its own: BEGIN, the locks, one
    * named statement per create (parsed and planned once per connection), COMMIT.
    */
-  async #commitPlainCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
-    const client = await this.pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query('BEGIN');
+  #commitPlainCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
+    return rawTransaction(this.pool, async (client) => {
       await client.query({
         name: 'reflow_lock_creates',
         text: LOCK_CREATES_TEXT,
@@ -224,16 +222,8 @@ export class PostgresStore implements Store {
         });
         outcomes.push({ ok: true, value: { task: taskRowFrom(rows[0]), created: rows[0].created } });
       }
-      await client.query('COMMIT');
       return outcomes;
-    } catch (error) {
-      failure = error as Error;
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      // A connection whose transaction failed is dropped rather than reused: its state is unknown.
-      client.release(failure);
-    }
+    });
   }
 
   /** The pool now, and how many waits for a connection found it exhausted (for /metrics). */

@@ -1,4 +1,5 @@
-import { and, asc, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { confirmedOverlap, overlappingWhere } from './booking-where.ts';
 import type { Db } from '../connection.ts';
 import { bookings, type BookingStatus } from '../schema/index.ts';
 
@@ -45,14 +46,7 @@ export function bookingQueries(db: Db) {
       return db
         .select()
         .from(bookings)
-        .where(
-          and(
-            lt(bookings.startAt, range.to),
-            gt(bookings.endAt, range.from),
-            range.roomIds ? inArray(bookings.roomId, range.roomIds) : undefined,
-            range.statuses ? inArray(bookings.status, range.statuses) : undefined,
-          ),
-        )
+        .where(overlappingWhere(bookings, range))
         .orderBy(asc(bookings.startAt), asc(bookings.id))
         .all();
     },
@@ -71,15 +65,7 @@ export function bookingQueries(db: Db) {
       return db
         .select()
         .from(bookings)
-        .where(
-          and(
-            eq(bookings.roomId, roomId),
-            eq(bookings.status, 'confirmed'),
-            lt(bookings.startAt, end),
-            gt(bookings.endAt, start),
-            exclude.length ? notInArray(bookings.id, exclude) : undefined,
-          ),
-        )
+        .where(confirmedOverlap(bookings, roomId, start, end, exclude))
         .get();
     },
 

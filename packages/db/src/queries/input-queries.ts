@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { takeAnswers } from './input-answers.ts';
 import type { Db } from '../connection.ts';
 import { answerSet, fencedBy, parkSet, waitingWhere } from '../lifecycle/task-transitions.ts';
 import { taskInputs, tasks, type PendingInput } from '../schema/index.ts';
@@ -85,21 +86,9 @@ export function inputQueries(db: Db, clock: () => number) {
             .get();
           const inputs = tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)).get();
           if (!task || !inputs) return { accepted: 0, resumed: false };
-          const pending = { ...inputs.pending };
-          const responses = { ...inputs.responses };
-          let accepted = 0;
-          for (const [key, answer] of Object.entries(answers)) {
-            if (!Object.hasOwn(pending, key)) continue;
-            responses[pending[key].name] = answer;
-            delete pending[key];
-            accepted++;
-          }
+          const { pending, responses, accepted, resumed, message } = takeAnswers(inputs, answers);
           if (accepted === 0) return { accepted, resumed: false };
           tx.update(taskInputs).set({ pending, responses }).where(eq(taskInputs.taskId, taskId)).run();
-          const resumed = Object.keys(pending).length === 0;
-          const message = resumed
-            ? 'Answer received; resuming'
-            : `Answer received; ${Object.keys(pending).length} more awaited`;
           applyTransition(tx, now, answerSet(now, resumed, message), waitingWhere(taskId, tasks, now, awaiting), {
             kind: 'input_received',
             message,

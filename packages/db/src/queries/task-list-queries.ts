@@ -1,4 +1,5 @@
-import { and, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, gte, inArray, sql, type SQL } from 'drizzle-orm';
+import { olderThan } from './newest-first.ts';
 import type { Db } from '../connection.ts';
 import { TASK_STATUSES, tasks, type TaskStatus } from '../schema/index.ts';
 import type { TaskRow } from './task-rows.ts';
@@ -32,9 +33,7 @@ export function taskListQueries(db: Db, clock: () => number) {
     /** One page of tasks, newest first; `limit + 1` rows are read so the caller knows if more follow. */
     page(filter: TaskListFilter, limit: number, after?: TaskListCursor): { rows: TaskRow[]; more: boolean } {
       const now = clock();
-      const before = after
-        ? or(lt(tasks.createdAt, after.createdAt), and(eq(tasks.createdAt, after.createdAt), lt(tasks.id, after.id)))
-        : undefined;
+      const before = after ? olderThan(tasks, after) : undefined;
       const rows = db
         .select()
         .from(tasks)

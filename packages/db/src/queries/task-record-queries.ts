@@ -1,5 +1,6 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, getTableColumns, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { olderThan } from './newest-first.ts';
 import type { Db } from '../connection.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
 import { live, type TaskRow, type NewTaskRow, type TaskEventRow } from './task-rows.ts';
@@ -104,9 +105,7 @@ export function taskRecordQueries(db: Db, clock: () => number) {
     /** One owner's live tasks, newest first, a page at a time (`before`: the last row of the previous page). */
     listForOwner(owner: string, limit: number, before?: { createdAt: number; id: string }): TaskRow[] {
       const now = clock();
-      const after = before
-        ? or(lt(tasks.createdAt, before.createdAt), and(eq(tasks.createdAt, before.createdAt), lt(tasks.id, before.id)))
-        : undefined;
+      const after = before ? olderThan(tasks, before) : undefined;
       return db
         .select()
         .from(tasks)

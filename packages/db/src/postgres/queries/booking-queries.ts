@@ -1,5 +1,6 @@
 // Bookings as a reflow reads and moves them (as queries/booking-queries.ts), with row locks for the apply.
-import { and, asc, eq, gt, inArray, lt, notInArray, sql } from 'drizzle-orm';
+import { confirmedOverlap, overlappingWhere } from '../../queries/booking-where.ts';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import { VACATED } from '../../queries/booking-queries.ts';
 import type { BookingStore } from '../../store.ts';
 import type { PgDb } from '../pg-db.ts';
@@ -14,14 +15,7 @@ export function bookingQueries(db: PgDb): BookingStore {
       db
         .select()
         .from(bookings)
-        .where(
-          and(
-            lt(bookings.startAt, range.to),
-            gt(bookings.endAt, range.from),
-            range.roomIds ? inArray(bookings.roomId, range.roomIds) : undefined,
-            range.statuses ? inArray(bookings.status, range.statuses) : undefined,
-          ),
-        )
+        .where(overlappingWhere(bookings, range))
         .orderBy(asc(bookings.startAt), asc(bookings.id)),
 
     get: async (id) => (await db.select().from(bookings).where(eq(bookings.id, id)))[0],
@@ -37,15 +31,7 @@ export function bookingQueries(db: PgDb): BookingStore {
         await db
           .select()
           .from(bookings)
-          .where(
-            and(
-              eq(bookings.roomId, roomId),
-              eq(bookings.status, 'confirmed'),
-              lt(bookings.startAt, end),
-              gt(bookings.endAt, start),
-              exclude.length ? notInArray(bookings.id, exclude) : undefined,
-            ),
-          )
+          .where(confirmedOverlap(bookings, roomId, start, end, exclude))
           .limit(1)
       )[0],
 

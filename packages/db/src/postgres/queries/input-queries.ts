@@ -1,5 +1,6 @@
 // The input_required half of the lifecycle (as queries/input-queries.ts): park, read, answer.
 import { eq } from 'drizzle-orm';
+import { takeAnswers } from '../../queries/input-answers.ts';
 import { answerSet, fencedBy, parkSet, waitingWhere } from '../../lifecycle/task-transitions.ts';
 import { StaleAttemptError } from '../../queries/task-rows.ts';
 import type { InputStore } from '../../store.ts';
@@ -59,21 +60,9 @@ export function inputQueries(db: PgDb): InputStore {
         );
         const inputs = first(await tx.select().from(taskInputs).where(eq(taskInputs.taskId, taskId)));
         if (!task || !inputs) return { accepted: 0, resumed: false };
-        const pending = { ...inputs.pending };
-        const responses = { ...inputs.responses };
-        let accepted = 0;
-        for (const [key, answer] of Object.entries(answers)) {
-          if (!Object.hasOwn(pending, key)) continue;
-          responses[pending[key].name] = answer;
-          delete pending[key];
-          accepted++;
-        }
+        const { pending, responses, accepted, resumed, message } = takeAnswers(inputs, answers);
         if (accepted === 0) return { accepted, resumed: false };
         await tx.update(taskInputs).set({ pending, responses }).where(eq(taskInputs.taskId, taskId));
-        const resumed = Object.keys(pending).length === 0;
-        const message = resumed
-          ? 'Answer received; resuming'
-          : `Answer received; ${Object.keys(pending).length} more awaited`;
         await applyTransition(
           tx,
           answerSet(NOW_MS, resumed, message),

@@ -25,6 +25,7 @@ import { tasks } from '../schema/index.ts';
 import { dayLocks, lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
 import { countAll, first, namedStatement, taskRowFrom, type NamedStatement } from './task-sql.ts';
 import { applyTransition, setClause } from './task-transition.ts';
+import { rawTransaction } from '../raw-transaction.ts';
 
 type ClaimQueries = Pick<
   TaskStore,
@@ -167,10 +168,7 @@ export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
     running: string[],
     takeOverLapsed: boolean,
   ): Promise<{ claimed: TaskRow | undefined; contended: boolean }> => {
-    const client = await pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    return rawTransaction(pool, async (client) => {
       let contended = false;
       let claimed: TaskRow | undefined;
       // Never one of the caller's own running tasks, nor a candidate already tried.
@@ -201,16 +199,8 @@ export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
         });
         if (rows.length === 1) claimed = taskRowFrom(rows[0]);
       }
-      await client.query('COMMIT');
       return { claimed, contended };
-    } catch (error) {
-      failure = error as Error;
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      // A connection whose transaction failed is dropped rather than reused: its state is unknown.
-      client.release(failure);
-    }
+    });
   };
 
   return {

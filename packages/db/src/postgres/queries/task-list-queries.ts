@@ -1,5 +1,6 @@
 // What an operator's list shows: pages and counts under a filter (as queries/task-list-queries.ts).
-import { and, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, type SQL } from 'drizzle-orm';
+import { olderThan } from '../../queries/newest-first.ts';
 import type { TaskListFilter } from '../../queries/task-list-queries.ts';
 import { TASK_STATUSES, type TaskStatus } from '../../lifecycle/task-states.ts';
 import type { TaskListStore } from '../../store.ts';
@@ -17,9 +18,7 @@ export function taskListQueries(db: PgDb): TaskListStore {
   ];
   return {
     page: async (filter, limit, after) => {
-      const before = after
-        ? or(lt(tasks.createdAt, after.createdAt), and(eq(tasks.createdAt, after.createdAt), lt(tasks.id, after.id)))
-        : undefined;
+      const before = after ? olderThan(tasks, after) : undefined;
       const rows = await db
         .select()
         .from(tasks)

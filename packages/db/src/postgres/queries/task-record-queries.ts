@@ -1,9 +1,10 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
 import { POLL_COLUMNS, type TaskPollColumn } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
+import { olderThan } from '../../queries/newest-first.ts';
 import { LOCK_CLASS, NOW_MS, SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
 import { live, first, namedStatement, pollRowFrom, taskRowFrom } from './task-sql.ts';
@@ -205,9 +206,7 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries, po
     },
 
     listForOwner: (owner, limit, before): Promise<TaskRow[]> => {
-      const after = before
-        ? or(lt(tasks.createdAt, before.createdAt), and(eq(tasks.createdAt, before.createdAt), lt(tasks.id, before.id)))
-        : undefined;
+      const after = before ? olderThan(tasks, before) : undefined;
       return db
         .select()
         .from(tasks)
