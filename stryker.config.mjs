@@ -18,6 +18,10 @@ export const testSources = [
   'packages/tasks/test/lease-lapse.test.ts',
   'packages/reflow/test/apply-chain.test.ts',
   'packages/tasks/test/engine-mutation-kills.test.ts',
+  // The store's own contract, on SQLite (REFLOW_STORE_KINDS): the lifecycle's transitions, claims
+  // that take over lapsed leases, resumeLease's scope test, holdScope's fence.
+  'packages/db/test/store-lease-and-scope.test.ts',
+  'packages/db/test/store-contract.test.ts',
 ];
 
 /**

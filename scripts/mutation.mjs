@@ -25,6 +25,7 @@ if (args.list) {
 // The mutated queries are SQLite's (packages/db/src/queries): the tests run on SQLite files, the
 // way npm test's first pass does, whatever the caller's environment says.
 process.env.REFLOW_TEST_STORE = 'sqlite';
+process.env.REFLOW_STORE_KINDS = 'sqlite';
 
 const started = Date.now();
 // Loaded only for a run: --list needs none of it.

@@ -68,7 +68,13 @@ export const postgresKind = {
   },
 };
 
-export const STORE_KINDS: StoreKind[] = [sqliteKind, postgresKind];
+/**
+ * The stores the contract suites run on: both, or those REFLOW_STORE_KINDS names (the mutation run,
+ * scripts/mutation.mjs, runs them on SQLite alone: it has no PostgreSQL).
+ */
+export const STORE_KINDS: StoreKind[] = [sqliteKind, postgresKind].filter(
+  (kind) => !process.env.REFLOW_STORE_KINDS || process.env.REFLOW_STORE_KINDS.split(',').includes(kind.name),
+);
 
 /**
  * An `open` for the tests of one describe block: each call a fresh store of `kind`, all of them
