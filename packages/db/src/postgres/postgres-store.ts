@@ -25,6 +25,7 @@ import {
   LOCK_CREATES_TEXT,
   lockCreates,
   lockCreatesValues,
+  pollMany,
   taskRecordQueries,
 } from './queries/task-record-queries.ts';
 import { taskRowFrom } from './queries/task-sql.ts';
@@ -32,6 +33,8 @@ import { taskStateQueries } from './queries/task-state-queries.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
 import { SiteCache } from './site-cache.ts';
+import { ReadBatch } from './read-batch.ts';
+import type { TaskPollRow } from '../queries/task-poll-queries.ts';
 import { rawTransaction } from './raw-transaction.ts';
 import { NodePool } from './node-pool.ts';
 
@@ -69,6 +72,11 @@ export class PostgresStore implements Store {
   #listener: SignalListener | undefined;
   /** Creates outside a transaction: committed together, one transaction and one COMMIT per batch. */
   readonly #creates = new GroupCommit<PendingCreate, CreateOutcome>((batch) => this.#commitCreates(batch));
+  // Polls that reach the store together: one statement for all of them.
+  readonly #polls = new ReadBatch<TaskPollRow>(
+    (ids) => pollMany(this.pool, ids),
+    (row) => row.id,
+  );
   /** The site and room ids the creates read (site-cache.ts). */
   readonly #site = new SiteCache(async () => {
     const site = siteQueries(this.#db);
@@ -232,6 +240,11 @@ export class PostgresStore implements Store {
     return { size: options.max, total: totalCount, idle: idleCount, waiting: waitingCount, exhausted };
   }
 
+  /** Batched polls' figures: statements sent and the polls they answered. */
+  get pollBatches(): { statements: number; reads: number } {
+    return this.#polls.stats;
+  }
+
   /** Group commit's figures: batches committed and the creates in them. */
   get groupCommit(): { batches: number; creates: number } {
     return this.#creates.stats;
@@ -318,13 +331,16 @@ export class PostgresStore implements Store {
 
   /** Every query group on `db`: the pool, or one transaction. */
   #bind(db: PgDb): StoreQueries {
-    const records = taskRecordQueries(db, (tx) => this.#bind(tx), db === this.#db ? this.pool : undefined);
+    const records = taskRecordQueries(db, (tx) => this.#bind(tx));
     return {
       tasks: {
         ...records,
         // Outside a transaction a create joins the next group commit; inside one it is part of it.
         ...(db === this.#db
-          ? { createOrFind: (task, event, admit) => this.#creates.submit({ task, event, admit }) }
+          ? {
+              createOrFind: (task, event, admit) => this.#creates.submit({ task, event, admit }),
+              poll: (id) => this.#polls.read(id),
+            }
           : {}),
         ...taskClaimQueries(db, this.pool),
         ...taskStateQueries(db),

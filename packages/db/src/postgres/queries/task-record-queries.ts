@@ -1,7 +1,7 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
 import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
-import { POLL_COLUMNS, type TaskPollColumn } from '../../queries/task-poll-queries.ts';
+import { POLL_COLUMNS, type TaskPollColumn, type TaskPollRow } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
 import { olderThan } from '../../queries/newest-first.ts';
@@ -140,18 +140,32 @@ export async function createLocked(
   return { task: taskRowFrom(rows[0]), created: true };
 }
 
-/** The poll: what it shows of a live task, in POLL_COLUMNS order. */
-const POLL_STATEMENT = namedStatement(
-  'reflow_task_poll',
+/** The poll of many tasks at once: what it shows of each live one, in POLL_COLUMNS order. */
+const POLL_MANY_STATEMENT = namedStatement(
+  'reflow_task_poll_many',
   sql`select ${sql.join(
     POLL_COLUMNS.map((c) => tasks[c]),
     sql`, `,
-  )} from ${tasks} where ${tasks.id} = ${sql.placeholder('id')} and ${live()}`,
+  )} from ${tasks} where ${tasks.id} = any(${sql.placeholder('ids')}::text[]) and ${live()}`,
 );
+
+/**
+ * What a poll shows of each live task among `ids` (none for an id unknown or past its TTL): one
+ * named statement straight through the pool, as arrays, with no query building per call.
+ */
+export async function pollMany(pool: pg.Pool, ids: string[]): Promise<TaskPollRow[]> {
+  const { rows } = await pool.query<unknown[]>({
+    name: POLL_MANY_STATEMENT.name,
+    text: POLL_MANY_STATEMENT.text,
+    values: POLL_MANY_STATEMENT.values({ ids }),
+    rowMode: 'array',
+  });
+  return rows.map((cells) => pollRowFrom(cells));
+}
 
 type RecordQueries = Pick<TaskStore, 'createOrFind' | 'get' | 'poll' | 'expiredOwner' | 'listForOwner' | 'events'>;
 
-export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries, pool?: pg.Pool): RecordQueries {
+export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): RecordQueries {
   // The poll and the read by id, built once and prepared on each connection (named statements): the
   // hottest reads, with no per-call query building and no per-call parse and plan in the database.
   let byIdStatement: ReturnType<typeof prepareById> | undefined;
@@ -172,24 +186,14 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries, po
 
     get: async (id) => first(await byId().execute({ id })),
 
-    poll: async (id) => {
-      // Outside a transaction straight through the pool, as arrays: the poll is the hottest read.
-      if (!pool)
-        return first(
-          await db
-            .select(Object.fromEntries(POLL_COLUMNS.map((c) => [c, tasks[c]])) as Pick<typeof tasks, TaskPollColumn>)
-            .from(tasks)
-            .where(and(eq(tasks.id, id), live())),
-        );
-      const { rows } = await pool.query<unknown[]>({
-        name: POLL_STATEMENT.name,
-        text: POLL_STATEMENT.text,
-        values: POLL_STATEMENT.values({ id }),
-        rowMode: 'array',
-      });
-      const cells = rows.at(0);
-      return cells && pollRowFrom(cells);
-    },
+    // Inside a transaction (outside one, the store batches polls: pollMany).
+    poll: async (id) =>
+      first(
+        await db
+          .select(Object.fromEntries(POLL_COLUMNS.map((c) => [c, tasks[c]])) as Pick<typeof tasks, TaskPollColumn>)
+          .from(tasks)
+          .where(and(eq(tasks.id, id), live())),
+      ),
 
     expiredOwner: async (id) => {
       const row = first(
