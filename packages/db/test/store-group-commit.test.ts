@@ -52,6 +52,46 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.tasks.get(duplicate.id), undefined);
     });
 
+    test('one batch without limits (one statement on PostgreSQL): an open duplicate is found, the same work twice is made once', async () => {
+      const { store } = await open();
+      const open_ = newTask({ id: 'tsk_open', dedupeKey: 'open-work' });
+      await store.tasks.createOrFind(open_, { message: 'Queued' });
+      const fresh = Array.from({ length: 5 }, (_, i) =>
+        newTask({ id: `tsk_plain_${i}`, dedupeKey: `plain-${i}`, scopeKey: i === 2 ? 'studio-a' : undefined }),
+      );
+      const again = { ...fresh[1], id: 'tsk_plain_again' };
+      const otherOwner = { ...fresh[1], id: 'tsk_plain_bob', owner: 'bob' };
+      const before = store.groupCommit;
+      const outcomes = await Promise.all(
+        [...fresh, { ...open_, id: 'tsk_open_again' }, again, otherOwner].map((task) =>
+          store.tasks.createOrFind(task, { message: `Queued ${task.id}`, data: { by: task.owner } }),
+        ),
+      );
+      assert.equal(store.groupCommit.batches - before.batches, 1, 'one batch');
+      assert.deepEqual(
+        outcomes.map((o) => [o.task.id, o.created]),
+        [
+          ...fresh.map((t) => [t.id, true]),
+          ['tsk_open', false],
+          ['tsk_plain_1', false],
+          ['tsk_plain_bob', true],
+        ],
+      );
+      for (const task of [...fresh, otherOwner]) {
+        const row = await store.tasks.get(task.id);
+        assert.equal(row?.status, 'working');
+        assert.deepEqual(row?.input, task.input);
+        assert.equal(row?.scopeKey ?? null, task.scopeKey ?? null);
+        const events = await store.tasks.events(task.id);
+        assert.deepEqual(
+          events.map((e) => [e.kind, e.message]),
+          [['created', `Queued ${task.id}`]],
+        );
+      }
+      assert.equal(await store.tasks.get('tsk_open_again'), undefined);
+      assert.equal(await store.tasks.get('tsk_plain_again'), undefined);
+    });
+
     test('a create arriving while a batch commits waits for the next batch, and both commit', async () => {
       const { store } = await open();
       const before = store.groupCommit;
