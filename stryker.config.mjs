@@ -22,6 +22,9 @@ export const testSources = [
   // that take over lapsed leases, resumeLease's scope test, holdScope's fence.
   'packages/db/test/store-lease-and-scope.test.ts',
   'packages/db/test/store-contract.test.ts',
+  // The lifecycle's states on real rows (each state's predicate against stateOf), the claim's choice
+  // between queued and lapsed by age and id, and the SQLite transaction's edges.
+  'packages/db/test/lifecycle-states.test.ts',
 ];
 
 /**
