@@ -70,18 +70,14 @@ for (const kind of STORE_KINDS) {
       assert.equal(store.groupCommit.batches - before.batches, 1, 'one batch');
       assert.deepEqual(
         outcomes.map((o) => [o.task.id, o.created]),
-        [
-          ...fresh.map((t) => [t.id, true]),
-          ['tsk_open', false],
-          ['tsk_plain_1', false],
-          ['tsk_plain_bob', true],
-        ],
+        [...fresh.map((t) => [t.id, true]), ['tsk_open', false], ['tsk_plain_1', false], ['tsk_plain_bob', true]],
       );
       for (const task of [...fresh, otherOwner]) {
         const row = await store.tasks.get(task.id);
-        assert.equal(row?.status, 'working');
-        assert.deepEqual(row?.input, task.input);
-        assert.equal(row?.scopeKey ?? null, task.scopeKey ?? null);
+        assert.ok(row, `${task.id} was written`);
+        assert.equal(row.status, 'working');
+        assert.deepEqual(row.input, task.input);
+        assert.equal(row.scopeKey, task.scopeKey ?? null);
         const events = await store.tasks.events(task.id);
         assert.deepEqual(
           events.map((e) => [e.kind, e.message]),
