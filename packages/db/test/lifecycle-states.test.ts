@@ -65,17 +65,20 @@ for (const kind of STORE_KINDS) {
         assert.equal(claimed.id, task.id);
         return claimed;
       };
+      /** Parks a claimed task for an operator's approval: it is then held. */
+      const holdForOperator = (task: TaskRow) =>
+        store.inputs.park(fenceOf(task), {
+          requests: { approve: {} },
+          state: null,
+          message: 'Waiting for an operator',
+          awaiting: 'operator',
+        });
 
       const running = await claimedTask();
       const runningAtEdge = await claimedTask();
       const lapsed = await claimedTask();
       const held = await claimedTask();
-      await store.inputs.park(fenceOf(held), {
-        requests: { approve: {} },
-        state: null,
-        message: 'Waiting for an operator',
-        awaiting: 'operator',
-      });
+      await holdForOperator(held);
       const parked = await claimedTask();
       await store.inputs.park(fenceOf(parked), { requests: { pick: {} }, state: null, message: 'Pick one' });
       const completed = await claimedTask();
@@ -83,12 +86,7 @@ for (const kind of STORE_KINDS) {
       const expiredRunning = await claimedTask();
       const expiredCompleted = await claimedTask();
       const expiredHeld = await claimedTask();
-      await store.inputs.park(fenceOf(expiredHeld), {
-        requests: { approve: {} },
-        state: null,
-        message: 'Waiting for an operator',
-        awaiting: 'operator',
-      });
+      await holdForOperator(expiredHeld);
 
       for (const [row, outcome] of [
         [completed, { status: 'completed', result: '{}', message: 'done' }],
