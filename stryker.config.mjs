@@ -111,6 +111,8 @@ export default {
     '!/scripts/test-sql.mjs',
     '!/scripts/postgres-for-tests.mjs',
     '!/scripts/free-port.mjs',
+    // The outage tests' proxy (packages/tasks/test/attempt-store-outage.test.ts).
+    '!/scripts/cuttable-proxy.mjs',
     // The engine tests' load-aware deadlines (packages/tasks/test/engine-helper.ts).
     '!/scripts/test-wait.mjs',
   ],

@@ -8,6 +8,7 @@ import { after, test } from 'node:test';
 import pg from 'pg';
 import { openPostgresStore, PoolExhaustedError, storeTrouble, type PostgresStore } from '../src/index.ts';
 import { postgresKind, sleep, smallSite, type OpenedStore } from './store-harness.ts';
+import { cuttableProxy } from '../../../scripts/cuttable-proxy.mjs';
 import { startExtraPostgres } from '../../../scripts/postgres-for-tests.mjs';
 
 const opened: OpenedStore<PostgresStore>[] = [];
@@ -90,6 +91,49 @@ test('a full pool is reported as exhausted, not as the database away, and counte
     assert.equal(await store.tasks.get('tsk_any'), undefined, 'answers again once a connection is free');
   } finally {
     await store.close();
+  }
+});
+
+test('a connection reset under a transaction’s BEGIN, a statement or its COMMIT leaves the pool instead of staying checked out', async () => {
+  const { url } = await open();
+  const proxy = await cuttableProxy(url!);
+  // One connection: a transaction that kept its connection would leave every later one waiting.
+  const store = await openPostgresStore(proxy.url, { poolSize: 1, connectionTimeoutMs: 500, onError: () => {} });
+  try {
+    /** Runs `run`, which calls `stall` before the statement the cut lands under, then cuts. */
+    const cutUnder = async (what: string, run: (stall: () => void) => Promise<unknown>) => {
+      await store.tasks.get('tsk_warm'); // the pool's one connection, open and idle
+      const failed = run(() => proxy.stall()).then(
+        () => assert.fail(`${what}: the transaction committed through a cut connection`),
+        (e: unknown) => e,
+      );
+      await sleep(150); // the statement is on its way and will never be answered
+      await proxy.cut();
+      const error = await failed;
+      assert.ok(storeTrouble(error), `${what}: failed as the database away (${String(error)})`);
+      await proxy.restore();
+      assert.equal(store.poolStats.total, 0, `${what}: the broken connection left the pool`);
+      assert.equal(await store.tasks.get('tsk_any'), undefined, `${what}: the next request gets a connection`);
+    };
+    await cutUnder('BEGIN', (stall) => {
+      stall();
+      return store.transaction(async () => {});
+    });
+    await cutUnder('a statement', (stall) =>
+      store.transaction(async (tx) => {
+        stall();
+        await tx.tasks.get('tsk_inside');
+      }),
+    );
+    await cutUnder('COMMIT', (stall) =>
+      store.transaction(async (tx) => {
+        await tx.tasks.get('tsk_inside');
+        stall();
+      }),
+    );
+  } finally {
+    await store.close();
+    await proxy.close();
   }
 });
 

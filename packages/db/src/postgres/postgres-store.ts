@@ -35,6 +35,7 @@ import { SignalListener } from './signal-listener.ts';
 import { SiteCache } from './site-cache.ts';
 import { ReadBatch } from './read-batch.ts';
 import type { TaskPollRow } from '../queries/task-poll-queries.ts';
+import { pooledTransaction } from './pooled-transaction.ts';
 import { rawTransaction } from './raw-transaction.ts';
 import { NodePool } from './node-pool.ts';
 
@@ -111,7 +112,11 @@ export class PostgresStore implements Store {
     // an unheard 'error' and end the process. Heard here, the statement fails and the client is
     // discarded when it is released.
     this.pool.on('connect', (client) => client.on('error', (error) => this.#onError(error)));
-    this.#db = drizzle(this.pool, { schema });
+    const db = drizzle(this.pool, { schema });
+    // Every transaction on the pool (the queries' own included) checks out and gives back its
+    // connection through pooledTransaction: drizzle's loses the connection when BEGIN fails.
+    db.transaction = (fn) => pooledTransaction(this.pool, fn);
+    this.#db = db;
     this.#queries = this.#bind(this.#db);
     this.#nodes = nodeQueries(this.#db, (dbNow, sentAt) => this.#measured(dbNow, sentAt));
   }

@@ -1,0 +1,160 @@
+// An attempt that meets its database away: the engine's store reaches PostgreSQL through a proxy the
+// test cuts (open connections reset, new ones refused) and restores, while the test reads the rows
+// through its own connection. An outage is never the task's failure: the work is written once the
+// database is back, or the task is given back without spending an attempt, or (away for longer than
+// the attempt waits) the claim is left to lapse, as a crash would leave it.
+// PostgreSQL whatever REFLOW_TEST_STORE says: a SQLite file is never away.
+import assert from 'node:assert/strict';
+import { after, afterEach, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openPostgresStore, type PostgresStore, type TaskRow } from '@reflow/db';
+import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
+import { TaskEngine, WorkerPool, type RunContext, type TaskHandler } from '../src/index.ts';
+import { cuttableProxy, type CuttableProxy } from '../../../scripts/cuttable-proxy.mjs';
+import { silent, until } from './engine-helper.ts';
+
+const LEASE_MS = 400;
+/** Longer than two leases: the attempt's lease lapses while the database is away. */
+const OUTAGE_MS = 1_000;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+after(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Attempts that wait for the test to let them finish, each with what it was given. */
+function heldAttempts(kind: string, finish: (ctx: RunContext) => Promise<void> = async () => {}) {
+  const attempts: { ctx: RunContext; go: () => void }[] = [];
+  const handler: TaskHandler<unknown> = {
+    kind,
+    async run(_input, ctx) {
+      await new Promise<void>((resolve, reject) => {
+        attempts.push({ ctx, go: resolve });
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true });
+      });
+      await finish(ctx);
+      return { status: 'completed', result: { attempt: ctx.attempt }, message: `attempt ${ctx.attempt} done` };
+    },
+  };
+  return { handler, attempts };
+}
+
+/**
+ * A started engine whose store goes through `proxy`, on a fresh database, and a store of the test's
+ * own on the same database that the cut does not reach.
+ */
+async function engineBehindProxy(
+  handler: TaskHandler<unknown>,
+  options: { outageWaitMs?: number; maxAttempts?: number; sweepIntervalMs?: number } = {},
+) {
+  const database = await createTestDatabase('reflow_outage');
+  cleanups.push(() => database.drop());
+  const proxy = await cuttableProxy(database.url);
+  cleanups.push(() => proxy.close());
+  const direct = await openPostgresStore(database.url);
+  cleanups.push(() => direct.close());
+  await direct.migrate();
+  const store = await openPostgresStore(proxy.url, { connectionTimeoutMs: 500, onError: () => {} });
+  const pool = new WorkerPool(1);
+  const engine = new TaskEngine({
+    store,
+    pool,
+    logger: silent,
+    leaseMs: LEASE_MS,
+    sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
+    concurrency: 1,
+    ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.outageWaitMs ? { outageWaitMs: options.outageWaitMs } : {}),
+  });
+  engine.register(handler);
+  cleanups.push(async () => {
+    await proxy.restore().catch(() => {});
+    await engine.stop(0);
+    await pool.close();
+    await store.close();
+  });
+  await engine.start();
+  return { engine, proxy, direct };
+}
+
+async function create(engine: TaskEngine, kind: string): Promise<string> {
+  const { task } = await engine.create({ owner: 'tester', kind, input: {} });
+  return task.id;
+}
+
+/** The task's row, once `done` says it is what the test waits for. */
+async function rowWhen(direct: PostgresStore, taskId: string, done: (row: TaskRow) => boolean, what: string) {
+  let row: TaskRow | undefined;
+  await until(async () => {
+    row = await direct.tasks.get(taskId);
+    return row !== undefined && done(row);
+  }, what);
+  return row!;
+}
+
+/** Cuts the proxy while `during` runs, for OUTAGE_MS in all, then restores it. */
+async function outage(proxy: CuttableProxy, during: () => void | Promise<void>) {
+  await proxy.cut();
+  await during();
+  await sleep(OUTAGE_MS);
+  await proxy.restore();
+}
+
+test('the finish meets the database away: the attempt waits, resumes its lapsed lease and writes its result once', async () => {
+  const held = heldAttempts('held');
+  const { engine, proxy, direct } = await engineBehindProxy(held.handler);
+  const taskId = await create(engine, 'held');
+  await until(() => held.attempts.length === 1, 'the attempt to start');
+  await outage(proxy, () => held.attempts[0].go());
+  const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
+  assert.equal(row.status, 'completed');
+  assert.deepEqual(JSON.parse(row.result!), { attempt: 1 });
+  assert.equal(row.attempt, 1, 'the outage spent no attempt');
+  assert.equal(held.attempts.length, 1, 'the work ran once');
+});
+
+test('away for longer than the attempt waits: the claim is left to lapse as a crash would, and the next attempt does the work', async () => {
+  const held = heldAttempts('held');
+  const { engine, proxy, direct } = await engineBehindProxy(held.handler, {
+    outageWaitMs: 200,
+    maxAttempts: 3,
+    // The sweep finds the lapsed claim (the claim loop last looked while the database was away).
+    sweepIntervalMs: 250,
+  });
+  const taskId = await create(engine, 'held');
+  await until(() => held.attempts.length === 1, 'the first attempt to start');
+  await outage(proxy, () => held.attempts[0].go());
+  // The first attempt gave up on its write; its claim lapses and the task is claimed again.
+  await until(() => held.attempts.length === 2, 'the second attempt to start');
+  assert.equal(held.attempts[1].ctx.attempt, 2);
+  held.attempts[1].go();
+  const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
+  assert.equal(row.status, 'completed');
+  assert.deepEqual(JSON.parse(row.result!), { attempt: 2 }, 'the result is the second attempt’s');
+});
+
+test('the handler’s own read meets the database away: the task is given back once it answers, no attempt spent', async () => {
+  let engineStore: PostgresStore | undefined;
+  const held = heldAttempts('reads', async (ctx) => {
+    // The handler reads the store (as the reflow reads its site): away, that read fails.
+    await engineStore!.tasks.get(ctx.taskId);
+  });
+  const { engine, proxy, direct } = await engineBehindProxy(held.handler, { maxAttempts: 1 });
+  engineStore = engine.store as PostgresStore;
+  const taskId = await create(engine, 'reads');
+  await until(() => held.attempts.length === 1, 'the first attempt to start');
+  await outage(proxy, () => held.attempts[0].go());
+  await until(() => held.attempts.length === 2, 'the task to be claimed again');
+  assert.equal(held.attempts[1].ctx.attempt, 1, 'the outage spent no attempt: with one allowed, it runs again');
+  held.attempts[1].go();
+  const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
+  assert.equal(row.status, 'completed');
+  const events = await direct.tasks.events(taskId);
+  assert.ok(
+    events.some((e) => e.kind === 'released' && /unreachable during this attempt/.test(e.message)),
+    `the history says why: ${JSON.stringify(events.map((e) => [e.kind, e.message]))}`,
+  );
+});
