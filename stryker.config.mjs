@@ -18,6 +18,9 @@ export const testSources = [
   'packages/tasks/test/lease-lapse.test.ts',
   'packages/reflow/test/apply-chain.test.ts',
   'packages/tasks/test/engine-mutation-kills.test.ts',
+  // An attempt meeting its database away or locked (PostgreSQL through a proxy the test cuts: a
+  // SQLite file is never away): the outage waits, the resume, the give-up, one renewal at a time.
+  'packages/tasks/test/attempt-store-outage.test.ts',
   // The store's own contract, on SQLite (REFLOW_STORE_KINDS): the lifecycle's transitions, claims
   // that take over lapsed leases, resumeLease's scope test, holdScope's fence.
   'packages/db/test/store-lease-and-scope.test.ts',

@@ -7,15 +7,16 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { openPostgresStore, type PostgresStore, type TaskRow } from '@reflow/db';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
 import { TaskEngine, WorkerPool, type RunContext, type TaskHandler } from '../src/index.ts';
 import { cuttableProxy, type CuttableProxy } from '../../../scripts/cuttable-proxy.mjs';
 import { silent, until } from './engine-helper.ts';
 
-const LEASE_MS = 400;
+const LEASE_MS = 300;
 /** Longer than two leases: the attempt's lease lapses while the database is away. */
-const OUTAGE_MS = 1_000;
+const OUTAGE_MS = 650;
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -48,7 +49,7 @@ function heldAttempts(kind: string, finish: (ctx: RunContext) => Promise<void> =
  */
 async function engineBehindProxy(
   handler: TaskHandler<unknown>,
-  options: { outageWaitMs?: number; maxAttempts?: number; sweepIntervalMs?: number } = {},
+  options: { outageWaitMs?: number; maxAttempts?: number; sweepIntervalMs?: number; lockTimeoutMs?: number } = {},
 ) {
   const database = await createTestDatabase('reflow_outage');
   cleanups.push(() => database.drop());
@@ -57,7 +58,11 @@ async function engineBehindProxy(
   const direct = await openPostgresStore(database.url);
   cleanups.push(() => direct.close());
   await direct.migrate();
-  const store = await openPostgresStore(proxy.url, { connectionTimeoutMs: 500, onError: () => {} });
+  const store = await openPostgresStore(proxy.url, {
+    connectionTimeoutMs: 500,
+    onError: () => {},
+    ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+  });
   const pool = new WorkerPool(1);
   const engine = new TaskEngine({
     store,
@@ -71,13 +76,15 @@ async function engineBehindProxy(
   });
   engine.register(handler);
   cleanups.push(async () => {
-    await proxy.restore().catch(() => {});
+    // Whatever the test left the proxy in (stalled, cut), the engine stops on a database that answers.
+    await proxy.cut();
+    await proxy.restore();
     await engine.stop(0);
     await pool.close();
     await store.close();
   });
   await engine.start();
-  return { engine, proxy, direct };
+  return { engine, proxy, direct, store, url: database.url };
 }
 
 async function create(engine: TaskEngine, kind: string): Promise<string> {
@@ -157,4 +164,44 @@ test('the handler’s own read meets the database away: the task is given back o
     events.some((e) => e.kind === 'released' && /unreachable during this attempt/.test(e.message)),
     `the history says why: ${JSON.stringify(events.map((e) => [e.kind, e.message]))}`,
   );
+});
+
+test('the tasks table locked past lock_timeout under the finish and the resume: the attempt waits the lock out and writes its result once', async () => {
+  const held = heldAttempts('held');
+  const { engine, direct, url } = await engineBehindProxy(held.handler, { lockTimeoutMs: 50 });
+  const taskId = await create(engine, 'held');
+  await until(() => held.attempts.length === 1, 'the attempt to start');
+  // A session idle in its transaction holds the table: every write of the attempt, its renewals and
+  // its resume fail as "busy" while the database itself answers.
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
+    held.attempts[0].go();
+    await sleep(OUTAGE_MS);
+    await holder.query('COMMIT');
+  } finally {
+    await holder.end();
+  }
+  const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
+  assert.deepEqual([row.status, row.attempt, JSON.parse(row.result!)], ['completed', 1, { attempt: 1 }]);
+  assert.equal(held.attempts.length, 1, 'the work ran once');
+});
+
+test('a database that stops answering gets one lease renewal at a time from an attempt, not one per heartbeat', async () => {
+  const held = heldAttempts('held');
+  const { engine, proxy, direct, store } = await engineBehindProxy(held.handler);
+  const taskId = await create(engine, 'held');
+  await until(() => held.attempts.length === 1, 'the attempt to start');
+  proxy.stall(); // every statement sent from now on waits for an answer that never comes
+  await sleep(LEASE_MS * 3); // nine heartbeats of the attempt
+  const { total, idle } = (store as PostgresStore).poolStats;
+  // The attempt's one renewal, the node's one heartbeat, and a claim or a sweep at most.
+  assert.ok(total - idle <= 3, `${total - idle} connections waiting on the stalled database`);
+  await proxy.cut();
+  await proxy.restore();
+  held.attempts[0].go();
+  const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
+  assert.deepEqual([row.status, row.attempt], ['completed', 1]);
 });
