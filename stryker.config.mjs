@@ -21,6 +21,8 @@ export const testSources = [
   // An attempt meeting its database away or locked (PostgreSQL through a proxy the test cuts: a
   // SQLite file is never away): the outage waits, the resume, the give-up, one renewal at a time.
   'packages/tasks/test/attempt-store-outage.test.ts',
+  // What the attempt and the engine log (the operator's view): every line's fields.
+  'packages/tasks/test/log-lines.test.ts',
   // The store's own contract, on SQLite (REFLOW_STORE_KINDS): the lifecycle's transitions, claims
   // that take over lapsed leases, resumeLease's scope test, holdScope's fence.
   'packages/db/test/store-lease-and-scope.test.ts',
@@ -29,6 +31,9 @@ export const testSources = [
   // between queued and lapsed by age and id, and the SQLite transaction's edges.
   'packages/db/test/lifecycle-states.test.ts',
 ];
+
+/** The test files among testSources that use PostgreSQL (the build leaves them the real node-postgres). */
+export const postgresTestSources = ['packages/tasks/test/attempt-store-outage.test.ts'];
 
 /**
  * What the guarantees rest on: the create (with its admit, in one transaction), cancel and answer,
@@ -143,10 +148,11 @@ export default {
   // String literals are texts of log lines and messages, for people, or the status values of the
   // fence and claim, which the deliberate-bug tests pin one by one (docs/testing.md).
   mutator: { excludedMutations: ['StringLiteral'] },
-  // Patterns already shown equivalent (log-only code, drizzle's `behavior: 'immediate'`) are not
-  // run; scripts/mutation.mjs still counts them as undetected (scripts/mutation-ignorers.mjs).
+  // A pattern already shown equivalent (drizzle's `behavior: 'immediate'`) is not run;
+  // scripts/mutation.mjs still counts its mutants as undetected (scripts/mutation-ignorers.mjs). Log
+  // lines are run like any code: log-lines.test.ts and the outage tests read what they say.
   appendPlugins: ['./scripts/mutation-ignorers.mjs'],
-  ignorers: ['reflow-log-only', 'reflow-immediate'],
+  ignorers: ['reflow-immediate'],
   ignoreStatic: true,
   // Three test processes on two cores: each waits on timers, fsyncs and its own start as much as it computes.
   concurrency: 3,

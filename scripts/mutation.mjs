@@ -28,10 +28,21 @@ process.env.REFLOW_TEST_STORE = 'sqlite';
 process.env.REFLOW_STORE_KINDS = 'sqlite';
 
 const started = Date.now();
+// The outage tests run on PostgreSQL (a SQLite file is never away). Every sandbox uses this
+// worktree's test server, started here once: a sandbox of its own would start a server per run
+// (and leave it running), slower than the first test's 5 s.
+const { startPostgres, stopPostgres } = await import('./postgres-for-tests.mjs');
+const ownServer = !process.env.TEST_DATABASE_URL;
+if (ownServer) process.env.TEST_DATABASE_URL = await startPostgres();
 // Loaded only for a run: --list needs none of it.
 const { Stryker } = await import('@stryker-mutator/core');
 const chosen = args.mutate?.split(',').map((entry) => resolveMutateArgument(entry));
-const results = await new Stryker(chosen ? { mutate: chosen } : {}).runMutationTest();
+const results = await new Stryker(chosen ? { mutate: chosen } : {}).runMutationTest().finally(async () => {
+  if (ownServer) {
+    delete process.env.TEST_DATABASE_URL;
+    await stopPostgres();
+  }
+});
 const detected = results.filter((m) => m.status === 'Killed' || m.status === 'Timeout');
 // Mutants of patterns shown equivalent are not run (mutation-ignorers.mjs) but count as undetected,
 // as they would if they had run and survived.

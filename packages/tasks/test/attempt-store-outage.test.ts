@@ -12,7 +12,7 @@ import { openPostgresStore, type PostgresStore, type TaskRow } from '@reflow/db'
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
 import { TaskEngine, WorkerPool, type RunContext, type TaskHandler } from '../src/index.ts';
 import { cuttableProxy, type CuttableProxy } from '../../../scripts/cuttable-proxy.mjs';
-import { silent, until } from './engine-helper.ts';
+import { recordingLogger, until, type LogLine } from './engine-helper.ts';
 
 const LEASE_MS = 300;
 /** Longer than two leases: the attempt's lease lapses while the database is away. */
@@ -64,10 +64,11 @@ async function engineBehindProxy(
     ...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
   });
   const pool = new WorkerPool(1);
+  const { logger, lines } = recordingLogger();
   const engine = new TaskEngine({
     store,
     pool,
-    logger: silent,
+    logger,
     leaseMs: LEASE_MS,
     sweepIntervalMs: options.sweepIntervalMs ?? 60_000,
     concurrency: 1,
@@ -84,7 +85,7 @@ async function engineBehindProxy(
     await store.close();
   });
   await engine.start();
-  return { engine, proxy, direct, store, url: database.url };
+  return { engine, proxy, direct, store, url: database.url, lines };
 }
 
 async function create(engine: TaskEngine, kind: string): Promise<string> {
@@ -102,6 +103,14 @@ async function rowWhen(direct: PostgresStore, taskId: string, done: (row: TaskRo
   return row!;
 }
 
+/** The fields of the first line with `message`, which must have been logged with the error that caused it. */
+function loggedWithError(lines: LogLine[], message: string): Record<string, unknown> {
+  const line = lines.find((l) => l.message === message);
+  assert.ok(line, `logged: ${message} (the log: ${JSON.stringify(lines.map((l) => l.message))})`);
+  assert.ok(line.fields.err instanceof Error, `${message}: with its error`);
+  return line.fields;
+}
+
 /** Cuts the proxy while `during` runs, for OUTAGE_MS in all, then restores it. */
 async function outage(proxy: CuttableProxy, during: () => void | Promise<void>) {
   await proxy.cut();
@@ -112,7 +121,7 @@ async function outage(proxy: CuttableProxy, during: () => void | Promise<void>) 
 
 test('the finish meets the database away: the attempt waits, resumes its lapsed lease and writes its result once', async () => {
   const held = heldAttempts('held');
-  const { engine, proxy, direct } = await engineBehindProxy(held.handler);
+  const { engine, proxy, direct, lines } = await engineBehindProxy(held.handler);
   const taskId = await create(engine, 'held');
   await until(() => held.attempts.length === 1, 'the attempt to start');
   await outage(proxy, () => held.attempts[0].go());
@@ -121,6 +130,9 @@ test('the finish meets the database away: the attempt waits, resumes its lapsed 
   assert.deepEqual(JSON.parse(row.result!), { attempt: 1 });
   assert.equal(row.attempt, 1, 'the outage spent no attempt');
   assert.equal(held.attempts.length, 1, 'the work ran once');
+  // What the operator reads: the attempt waited for the database, and why; its renewals failed meanwhile.
+  assert.equal(loggedWithError(lines, 'the store is away; the attempt waits for it').trouble, 'unreachable');
+  loggedWithError(lines, 'lease renewal failed; retrying at the next heartbeat');
 });
 
 test('away for longer than the attempt waits: the claim is left to lapse as a crash would, and the next attempt does the work', async () => {
@@ -146,10 +158,11 @@ test('away for longer than the attempt waits: the claim is left to lapse as a cr
 test('the handler’s own read meets the database away: the task is given back once it answers, no attempt spent', async () => {
   let engineStore: PostgresStore | undefined;
   const held = heldAttempts('reads', async (ctx) => {
+    ctx.progress('reading the site');
     // The handler reads the store (as the reflow reads its site): away, that read fails.
     await engineStore!.tasks.get(ctx.taskId);
   });
-  const { engine, proxy, direct } = await engineBehindProxy(held.handler, { maxAttempts: 1 });
+  const { engine, proxy, direct, lines } = await engineBehindProxy(held.handler, { maxAttempts: 1 });
   engineStore = engine.store as PostgresStore;
   const taskId = await create(engine, 'reads');
   await until(() => held.attempts.length === 1, 'the first attempt to start');
@@ -164,6 +177,8 @@ test('the handler’s own read meets the database away: the task is given back o
     events.some((e) => e.kind === 'released' && /unreachable during this attempt/.test(e.message)),
     `the history says why: ${JSON.stringify(events.map((e) => [e.kind, e.message]))}`,
   );
+  loggedWithError(lines, 'progress write failed');
+  loggedWithError(lines, 'the store was away; giving the task back without spending the attempt');
 });
 
 test('the tasks table locked past lock_timeout under the finish and the resume: the attempt waits the lock out and writes its result once', async () => {
@@ -196,7 +211,7 @@ test('a database that stops answering gets one lease renewal at a time from an a
   await until(() => held.attempts.length === 1, 'the attempt to start');
   proxy.stall(); // every statement sent from now on waits for an answer that never comes
   await sleep(LEASE_MS * 3); // nine heartbeats of the attempt
-  const { total, idle } = (store).poolStats;
+  const { total, idle } = store.poolStats;
   // The attempt's one renewal, the node's one heartbeat, and a claim or a sweep at most.
   assert.ok(total - idle <= 3, `${total - idle} connections waiting on the stalled database`);
   await proxy.cut();

@@ -13,6 +13,30 @@ import { loadAwareDeadline } from '../../../scripts/test-wait.mjs';
 
 export const silent: Logger = { info() {}, warn() {}, error() {}, child: () => silent };
 
+/** A line an engine logged: its level, its fields (a child's bindings included) and its message. */
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+/** A logger that keeps every line, for the tests of what an operator reads in the log. */
+export function recordingLogger(): { logger: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const make = (bindings: Record<string, unknown>): Logger => {
+    const at =
+      (level: LogLine['level']) =>
+      (obj: object | string, msg?: string): void =>
+        void lines.push(
+          typeof obj === 'string'
+            ? { level, fields: { ...bindings }, message: obj }
+            : { level, fields: { ...bindings, ...obj }, message: msg ?? '' },
+        );
+    return { info: at('info'), warn: at('warn'), error: at('error'), child: (more) => make({ ...bindings, ...more }) };
+  };
+  return { logger: make({}), lines };
+}
+
 export interface OpenEngine {
   engine: TaskEngine;
   store: Store;

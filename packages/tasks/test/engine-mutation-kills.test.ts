@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
 import type { NewTask } from '@reflow/db';
-import { AttemptInterrupted, PermanentTaskError, type Logger, type TaskHandler } from '../src/index.ts';
-import { engineFactory, gated, settled, until } from './engine-helper.ts';
+import { AttemptInterrupted, PermanentTaskError, type TaskHandler } from '../src/index.ts';
+import { engineFactory, gated, recordingLogger, settled, until } from './engine-helper.ts';
 import { testSql } from '../../../scripts/test-sql.mjs';
 
 const engines = engineFactory();
@@ -206,7 +206,8 @@ test('the poll interval learns how long finished attempts of a kind take, and on
 test('the sweep takes over the claims of a node whose heartbeat lapsed; stop leaves the nodes', async () => {
   const job = gated('job');
   const path = engines.freshPath();
-  const { engine, store } = await engines.open(path, [job.handler]);
+  const { logger, lines } = recordingLogger();
+  const { engine, store } = await engines.open(path, [job.handler], { logger, sweepIntervalMs: 20 });
   const sql = await testSql(store);
   const other = 'inst_0ff@another-host:1';
   await store.nodes.register({ id: other, host: 'another-host', pid: 1, workers: 1 });
@@ -235,18 +236,18 @@ test('the sweep takes over the claims of a node whose heartbeat lapsed; stop lea
   );
   job.openNext();
   await settled(engine, 'tsk_held');
+  await sleep(100); // more sweeps, with no node to take over
+  assert.deepEqual(
+    lines.filter((l) => l.message === 'took over the tasks of nodes whose heartbeat lapsed').map((l) => l.fields.nodes),
+    [[other]],
+    'said once, naming the node',
+  );
   await engine.stop(0);
   assert.deepEqual(await store.nodes.list(), [], 'gone at once, not after its heartbeat lapses');
 });
 
 test('an attempt whose failure cannot be written is reported as a crash, and the task is left to be retried', async () => {
-  const errors: string[] = [];
-  const recording: Logger = {
-    info() {},
-    warn() {},
-    error: (_o, msg) => void errors.push(String(msg)),
-    child: () => recording,
-  };
+  const { logger: recording, lines } = recordingLogger();
   const unwritable: TaskHandler = {
     kind: 'unwritable',
     maxAttempts: 1,
@@ -258,7 +259,10 @@ test('an attempt whose failure cannot be written is reported as a crash, and the
   const { engine } = await engines.open(engines.freshPath(), [unwritable], { logger: recording });
   await engine.start();
   const { task } = await engine.create({ owner: 'o', kind: 'unwritable', input: {} });
-  await until(() => errors.includes('task attempt crashed'), 'the crash to be reported', 5_000);
+  await until(() => lines.some((l) => l.message === 'task attempt crashed'), 'the crash to be reported', 5_000);
+  const crash = lines.find((l) => l.message === 'task attempt crashed')!;
+  assert.equal(crash.fields.taskId, task.id);
+  assert.ok(crash.fields.err instanceof Error, 'with the error');
   const row = await engine.get(task.id);
   assert.deepEqual([row?.status, row?.error], ['working', null], 'nothing of the failure was written');
 });
