@@ -220,3 +220,31 @@ test('a database that stops answering gets one lease renewal at a time from an a
   const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
   assert.deepEqual([row.status, row.attempt], ['completed', 1]);
 });
+
+test('away until the lease lapsed, while another node took the scope: the attempt stops, and its task is given back without spending the attempt', async () => {
+  const held = heldAttempts('scoped');
+  const scoped: TaskHandler<unknown> = {
+    ...held.handler,
+    scope: async (input) => ({
+      key: 'k',
+      start: (input as { from: number }).from,
+      end: (input as { from: number }).from + 10,
+    }),
+  };
+  const { engine, proxy, direct } = await engineBehindProxy(scoped);
+  const first = (await engine.create({ owner: 'tester', kind: 'scoped', input: { from: 0 } })).task.id;
+  await until(() => held.attempts.length === 1, 'the attempt to start');
+  const second = (await engine.create({ owner: 'tester', kind: 'scoped', input: { from: 5 } })).task.id;
+  await proxy.cut();
+  await sleep(LEASE_MS * 2); // the attempt's renewals fail; its lease lapses
+  // Another node, which still reaches the database, claims the overlapping task.
+  const rival = await direct.tasks.claimNext('inst_rival@elsewhere:1', 60_000, [], { takeOverLapsed: false });
+  assert.equal(rival?.id, second);
+  await proxy.restore();
+  // Back, the attempt's renewal is refused and so is its resume: it stops.
+  await until(() => held.attempts[0].ctx.signal.aborted, 'the attempt to be stopped');
+  const row = await rowWhen(direct, first, (r) => r.claimedBy === null, 'the task to be given back');
+  assert.deepEqual([row.status, row.attempt], ['working', 0], 'the outage spent no attempt');
+  const events = await direct.tasks.events(first);
+  assert.match(events.at(-1)!.message, /database was unreachable and this attempt lost its lease/);
+});

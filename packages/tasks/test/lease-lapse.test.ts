@@ -261,37 +261,40 @@ test(
   },
 );
 
-test(
-  'a lapsed attempt whose scope another node took meanwhile may not resume: it stops, and its task is released with the attempt spent',
-  sqliteOnly(MOVES_THE_CLOCK),
-  async () => {
-    const { engine, w, lapse } = await engineWithLapsingClock((w) => ({
-      ...w.handler,
-      scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
-    }));
-    const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
-    await until(() => w.attempts.length === 1, 'the first task');
-    const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
-    await lapse();
-    // Another node, to which the first task's lapsed claim holds nothing, claims the overlapping one.
-    const rival = await engine.store.tasks.claimNext('inst_rival@elsewhere:1', LONG_LEASE_MS, [], {
-      takeOverLapsed: false,
-    });
-    assert.equal(rival?.id, second);
-    // The stalled attempt wakes: its progress is refused, and so is its resume (the scope is taken).
-    w.attempts[0].ctx.progress('still copying');
-    await until(() => w.attempts[0].ctx.signal.aborted, 'the attempt to be stopped');
-    const reason: unknown = w.attempts[0].ctx.signal.reason;
-    assert.ok(reason instanceof AttemptInterrupted && reason.why === 'lease lost', String(reason));
-    await until(async () => (await engine.get(first))!.claimedBy === null, 'the task to be released');
-    const row = (await engine.get(first))!;
-    assert.deepEqual(
-      [row.status, row.attempt],
-      ['working', 1],
-      'released, and the attempt counts: no outage caused it',
-    );
-    const events = await engine.store.tasks.events(first);
-    assert.equal(events.at(-1)?.kind, 'released');
-    assert.match(events.at(-1)!.message, /^Attempt stopped/);
-  },
-);
+for (const wakes of ['reports progress', 'finishes'] as const)
+  test(
+    `a lapsed attempt whose scope another node took meanwhile may not resume when it ${wakes}: it stops, and its task is released with the attempt spent`,
+    sqliteOnly(MOVES_THE_CLOCK),
+    async () => {
+      const { engine, w, lapse } = await engineWithLapsingClock((w) => ({
+        ...w.handler,
+        scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
+      }));
+      const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
+      await until(() => w.attempts.length === 1, 'the first task');
+      const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
+      await lapse();
+      // Another node, to which the first task's lapsed claim holds nothing, claims the overlapping one.
+      const rival = await engine.store.tasks.claimNext('inst_rival@elsewhere:1', LONG_LEASE_MS, [], {
+        takeOverLapsed: false,
+      });
+      assert.equal(rival?.id, second);
+      // The stalled attempt wakes: its write is refused, and so is its resume (the scope is taken).
+      if (wakes === 'reports progress') {
+        w.attempts[0].ctx.progress('still copying');
+        await until(() => w.attempts[0].ctx.signal.aborted, 'the attempt to be stopped');
+        const reason: unknown = w.attempts[0].ctx.signal.reason;
+        assert.ok(reason instanceof AttemptInterrupted && reason.why === 'lease lost', String(reason));
+      } else w.attempts[0].open();
+      await until(async () => (await engine.get(first))!.claimedBy === null, 'the task to be released');
+      const row = (await engine.get(first))!;
+      assert.deepEqual(
+        [row.status, row.attempt, row.result],
+        ['working', 1, null],
+        'released, nothing written, and the attempt counts: no outage caused it',
+      );
+      const events = await engine.store.tasks.events(first);
+      assert.equal(events.at(-1)?.kind, 'released');
+      assert.match(events.at(-1)!.message, /^Attempt stopped/);
+    },
+  );
