@@ -73,6 +73,19 @@ async function engineWithLapsingClock(
   return { engine, w, lapse };
 }
 
+/** engineWithLapsingClock's engine with scoped tasks: the first one running, an overlapping second one queued. */
+async function overlappingTasks() {
+  const opened = await engineWithLapsingClock((w) => ({
+    ...w.handler,
+    scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
+  }));
+  const { engine, w } = opened;
+  const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
+  await until(() => w.attempts.length === 1, 'the first task');
+  const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
+  return { ...opened, first, second };
+}
+
 test(
   'a lapsed lease of its own running attempt: the engine does not claim the task again; cancel stops the one attempt',
   sqliteOnly(MOVES_THE_CLOCK),
@@ -215,13 +228,7 @@ test(
   'a running attempt whose lease lapsed still holds its scope: an overlapping task waits',
   sqliteOnly(MOVES_THE_CLOCK),
   async () => {
-    const { engine, w, lapse } = await engineWithLapsingClock((w) => ({
-      ...w.handler,
-      scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
-    }));
-    const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
-    await until(() => w.attempts.length === 1, 'the first task');
-    const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
+    const { engine, w, lapse, first, second } = await overlappingTasks();
     await lapse();
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(
@@ -266,13 +273,7 @@ for (const wakes of ['reports progress', 'finishes'] as const)
     `a lapsed attempt whose scope another node took meanwhile may not resume when it ${wakes}: it stops, and its task is released with the attempt spent`,
     sqliteOnly(MOVES_THE_CLOCK),
     async () => {
-      const { engine, w, lapse } = await engineWithLapsingClock((w) => ({
-        ...w.handler,
-        scope: async (input: { from: number }) => ({ key: 'k', start: input.from, end: input.from + 10 }),
-      }));
-      const first = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 0 } })).task.id;
-      await until(() => w.attempts.length === 1, 'the first task');
-      const second = (await engine.create({ owner: 'o', kind: 'watched', input: { from: 5 } })).task.id;
+      const { engine, w, lapse, first, second } = await overlappingTasks();
       await lapse();
       // Another node, to which the first task's lapsed claim holds nothing, claims the overlapping one.
       const rival = await engine.store.tasks.claimNext('inst_rival@elsewhere:1', LONG_LEASE_MS, [], {
