@@ -299,3 +299,30 @@ for (const wakes of ['reports progress', 'finishes'] as const)
       assert.match(events.at(-1)!.message, /^Attempt stopped/);
     },
   );
+
+test(
+  'a write that meets its own lapsed lease each time it resumes gives up after a few tries instead of spinning for ever',
+  sqliteOnly(MOVES_THE_CLOCK),
+  async () => {
+    // From `runaway` on, every reading of the clock is a lease later than the one before: each
+    // resumed lease has lapsed again by the time the write is judged (a node stalling over and over).
+    let offset = 0;
+    let runaway = false;
+    const w = watched();
+    const { engine } = await engines.open(engines.freshPath(), [w.handler], {
+      now: () => Date.now() + (runaway ? (offset += LONG_LEASE_MS + 1) : offset),
+      leaseMs: LONG_LEASE_MS,
+    });
+    await engine.start();
+    // A TTL of ten days, so the runaway clock does not expire the task within the few tries.
+    const { task } = await engine.create({ owner: 'o', kind: 'watched', input: {}, ttlMs: 10 * 86_400_000 });
+    await until(() => w.attempts.length === 1, 'the attempt to start');
+    runaway = true;
+    w.attempts[0].open();
+    await until(() => engine.runningCount === 0, 'the attempt to give up');
+    runaway = false;
+    const row = (await engine.store.tasks.get(task.id))!;
+    assert.deepEqual([row.status, row.result], ['working', null], 'nothing of the attempt was written');
+    assert.equal(w.attempts.length, 1);
+  },
+);
