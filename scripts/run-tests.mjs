@@ -52,6 +52,7 @@ const STORE_INDEPENDENT = [
   'apps/cli/test/demo-outlive.test.ts', // `npm run demo -- --outlive`: its own SQLite files
   'apps/cli/test/readme-quick-start.test.ts', // the README's SQLite quick start
   'apps/server/test/durability/database-lost.test.ts', // a PostgreSQL of its own, stopped and started
+  'packages/tasks/test/attempt-store-outage.test.ts', // PostgreSQL through a proxy it cuts, whatever the pass
   'apps/server/test/operator/operator-approval-restart.test.ts', // a SQLite file, two server processes
 ];
 
