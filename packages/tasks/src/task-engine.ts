@@ -98,7 +98,10 @@ export class TaskEngine {
       now: options.now ?? (() => options.store.clock()),
     };
     this.store = options.store;
-    this.#queue = new QueuePositions(() => this.store.tasks.queueOrder());
+    this.#queue = new QueuePositions(
+      () => this.store.tasks.queueOrder(),
+      () => this.store.tasks.queueDepth(),
+    );
     this.#events.setMaxListeners(0);
   }
 
