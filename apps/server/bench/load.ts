@@ -34,24 +34,44 @@ export interface LoadFigures {
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
   let rejected = 0;
   const build = options.build;
-  const result = await autocannon({
-    // autocannon takes an array of URLs too; its types only know the single one.
-    url: options.url as string,
-    connections: options.connections,
-    duration: options.durationSeconds,
-    requests: (options.cycle ?? [{ headers: options.headers, body: options.body }]).map((fixed) => ({
-      method: options.method ?? 'GET',
-      ...fixed,
-      ...(build ? { setupRequest: (request: any) => ({ ...request, ...build() }) } : {}),
-      ...(options.accept
-        ? {
-            onResponse: (_status: number, responseBody: string) => {
-              if (!options.accept!(responseBody)) rejected++;
-            },
-          }
-        : {}),
-    })),
+  let instance: autocannon.Instance | undefined;
+  const run = new Promise<autocannon.Result>((resolve, reject) => {
+    instance = autocannon(
+      {
+        // autocannon takes an array of URLs too; its types only know the single one.
+        url: options.url as string,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        requests: (options.cycle ?? [{ headers: options.headers, body: options.body }]).map((fixed) => ({
+          method: options.method ?? 'GET',
+          ...fixed,
+          ...(build ? { setupRequest: (request: any) => ({ ...request, ...build() }) } : {}),
+          ...(options.accept
+            ? {
+                onResponse: (_status: number, responseBody: string) => {
+                  if (!options.accept!(responseBody)) rejected++;
+                },
+              }
+            : {}),
+        })),
+      },
+      (error: unknown, result: autocannon.Result) =>
+        error ? reject(error instanceof Error ? error : new Error(JSON.stringify(error))) : resolve(result),
+    );
   });
+  // One run of this bench never finished (its connections closed, the server idle): the run then
+  // fails, naming itself, instead of hanging the bench.
+  const limitMs = (options.durationSeconds + 30) * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([
+    run,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        instance?.stop();
+        reject(new Error(`the load run (${options.durationSeconds} s) did not finish within ${limitMs / 1000} s`));
+      }, limitMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
   return {
     requests: result.requests.total,
     perSecond: result.requests.average,
