@@ -18,13 +18,13 @@ const LEASE_MS = 300;
 /** Longer than two leases: the attempt's lease lapses while the database is away. */
 const OUTAGE_MS = 650;
 
+/** What each test opened, closed last-opened first after it (and after the file, should a test have thrown early). */
 const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
+const cleanUp = async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-after(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+};
+afterEach(cleanUp);
+after(cleanUp);
 
 /** Attempts that wait for the test to let them finish, each with what it was given. */
 function heldAttempts(kind: string, finish: (ctx: RunContext) => Promise<void> = async () => {}) {
