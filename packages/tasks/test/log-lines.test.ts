@@ -61,8 +61,8 @@ test('a failed attempt logs the error it retries on, and the last one the error 
 
 test('a cancelled attempt logs that it was cancelled, whatever the handler threw on its way out', async () => {
   const started: (() => void)[] = [];
-  const stubborn: TaskHandler = {
-    kind: 'stubborn',
+  const copying: TaskHandler = {
+    kind: 'copying',
     async run(_input, ctx) {
       await new Promise<void>((resolve) => {
         started.push(resolve);
@@ -72,9 +72,9 @@ test('a cancelled attempt logs that it was cancelled, whatever the handler threw
     },
   };
   const { logger, lines } = recordingLogger();
-  const { engine } = await engines.open(engines.freshPath(), [stubborn], { logger });
+  const { engine } = await engines.open(engines.freshPath(), [copying], { logger });
   await engine.start();
-  const { task } = await engine.create({ owner: 'o', kind: 'stubborn', input: {} });
+  const { task } = await engine.create({ owner: 'o', kind: 'copying', input: {} });
   await until(() => started.length === 1, 'the attempt to start');
   assert.equal(await engine.cancel(task.id, 'o'), true);
   await until(() => lines.some((l) => l.message === 'task attempt discarded'), 'the end of the attempt to be logged');
