@@ -29,35 +29,45 @@ const MAX_BATCH = 256;
 
 export class GroupCommit<T, R> {
   #queue: Waiting<T, R>[] = [];
-  /** A batch is scheduled or committing: a submit now waits for it (or for the next). */
-  #busy = false;
+  /** Batches scheduled or committing now (never more than `inFlight`). */
+  #running = 0;
   #batches = 0;
   #committed = 0;
 
   /**
    * `commitBatch` commits the items in one transaction and returns one outcome per item, in order;
    * when it throws (the commit itself failed), every item of the batch fails with that error.
+   * `inFlight` batches may commit at once: 1 on SQLite (one connection, one writer); more on
+   * PostgreSQL, where a batch waiting for its commit's flush holds only its own connection, so the
+   * next batch can run its statements meanwhile and share that flush (the server's own group commit).
    */
-  constructor(private readonly commitBatch: (items: T[]) => Promise<BatchOutcome<R>[]>) {}
+  constructor(
+    private readonly commitBatch: (items: T[]) => Promise<BatchOutcome<R>[]>,
+    private readonly inFlight = 1,
+  ) {
+    if (!Number.isInteger(inFlight) || inFlight < 1)
+      throw new RangeError(`inFlight must be a whole number ≥ 1, not ${inFlight}`);
+  }
 
   /** Resolves once the transaction holding `item` has committed (or rejects with why it was refused). */
   submit(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
-      if (this.#busy) return;
-      this.#busy = true;
-      // Every create that reaches the store in this turn of the event loop joins the first batch:
-      // on SQLite a commit's fsync holds the thread, so requests that arrived meanwhile all reach
-      // the store in the next turn, together.
+      if (this.#running >= this.inFlight) return;
+      this.#running++;
+      // Every create that reaches the store in this turn of the event loop joins the batch: on
+      // SQLite a commit's fsync holds the thread, so requests that arrived meanwhile all reach the
+      // store in the next turn, together.
       setImmediate(() => void this.#drain());
     });
   }
 
-  /** Batches committed, and creates in them (for the bench and tests: the mean batch size). */
-  get stats(): { batches: number; creates: number } {
-    return { batches: this.#batches, creates: this.#committed };
+  /** Batches committed, creates in them (for the bench and tests: the mean batch size), and the lanes. */
+  get stats(): { batches: number; creates: number; lanes: number } {
+    return { batches: this.#batches, creates: this.#committed, lanes: this.inFlight };
   }
 
+  /** One lane: commits batches from the queue until it is empty. */
   async #drain(): Promise<void> {
     try {
       while (this.#queue.length > 0) {
@@ -78,7 +88,7 @@ export class GroupCommit<T, R> {
         });
       }
     } finally {
-      this.#busy = false;
+      this.#running--;
     }
   }
 }

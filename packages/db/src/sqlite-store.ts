@@ -271,8 +271,8 @@ export class SqliteStore implements Store {
     return { task: this.#queries().tasks.insert(row, event), created: true };
   }
 
-  /** Group commit's figures: batches committed and the creates in them. */
-  get groupCommit(): { batches: number; creates: number } {
+  /** Group commit's figures: batches committed, the creates in them, and how many may commit at once. */
+  get groupCommit(): { batches: number; creates: number; lanes: number } {
     return this.#creates.stats;
   }
 

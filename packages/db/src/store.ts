@@ -235,9 +235,10 @@ export interface Store extends StoreQueries {
   /**
    * Group commit: creates made outside a transaction that arrive while one is being committed are
    * committed together in the next (one fsync on SQLite, one COMMIT on PostgreSQL), each in its own
-   * savepoint; these count the batches committed and the creates in them.
+   * savepoint; these count the batches committed and the creates in them. `lanes` batches may
+   * commit at once (1 on SQLite, its one writer; more on PostgreSQL).
    */
-  readonly groupCommit: { batches: number; creates: number };
+  readonly groupCommit: { batches: number; creates: number; lanes: number };
   /**
    * PostgreSQL only: this node's connection pool now (size, open, idle, requests waiting) and how
    * many waits for a connection ended with it exhausted (PoolExhaustedError).

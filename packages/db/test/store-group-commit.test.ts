@@ -88,31 +88,54 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.tasks.get('tsk_plain_again'), undefined);
     });
 
-    test('a create arriving while a batch commits waits for the next batch, and both commit', async () => {
+    test('batches commit side by side up to the store’s lanes; a create arriving with every lane busy waits for the next batch', async () => {
       const { store } = await open();
       const before = store.groupCommit;
+      const { lanes } = before;
+      assert.equal(
+        lanes,
+        kind.name === 'sqlite' ? 1 : 2,
+        'SQLite has one writer; a PostgreSQL node commits two batches at once',
+      );
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
-      let inFirstBatch!: () => void;
-      const firstBatchOpen = new Promise<void>((resolve) => (inFirstBatch = resolve));
-      const first = store.tasks.createOrFind(newTask({ id: 'tsk_first' }), { message: 'Queued' }, async () => {
-        inFirstBatch();
-        await held;
-      });
-      await firstBatchOpen;
-      // The first batch's transaction is open (its admit is waiting): this one must wait for the next.
-      const second = store.tasks.createOrFind(newTask({ id: 'tsk_second', dedupeKey: 'other' }), {
-        message: 'Queued',
-      });
-      let secondDone = false;
-      void second.then(() => (secondDone = true));
-      await new Promise((resolve) => setImmediate(resolve));
-      assert.equal(secondDone, false, 'not committed while the first batch is open');
+      let allOpen!: () => void;
+      const everyLaneOpen = new Promise<void>((resolve) => (allOpen = resolve));
+      let open_ = 0;
+      const holders: Promise<{ created: boolean }>[] = [];
+      for (let lane = 0; lane < lanes; lane++) {
+        // Other owners, so no lane waits for another's owner lock: each batch's transaction is open at once.
+        const task = newTask({ id: `tsk_held_${lane}`, owner: `owner-${lane}`, dedupeKey: `held-${lane}` });
+        holders.push(
+          store.tasks.createOrFind(task, { message: 'Queued' }, async () => {
+            if (++open_ === lanes) allOpen();
+            await held;
+          }),
+        );
+        // The next create in a later turn of the event loop: a batch, and a lane, of its own.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await everyLaneOpen;
+      // Every lane's transaction is open (its admit is waiting): this one must wait for a lane.
+      let released = false;
+      let admittedWhileHeld: boolean | undefined;
+      const late = store.tasks.createOrFind(
+        newTask({ id: 'tsk_late', owner: 'owner-late', dedupeKey: 'late' }),
+        { message: 'Queued' },
+        async () => {
+          admittedWhileHeld = !released;
+        },
+      );
+      // Time for a free lane to have run it (several round trips), had there been one.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(admittedWhileHeld, undefined, 'not started while every lane is busy');
+      released = true;
       release();
-      assert.equal((await first).created, true);
-      assert.equal((await second).created, true);
-      assert.equal(store.groupCommit.batches - before.batches, 2, 'two batches');
-      assert.equal((await store.tasks.get('tsk_second'))?.status, 'working');
+      for (const holder of holders) assert.equal((await holder).created, true);
+      assert.equal((await late).created, true);
+      assert.equal(admittedWhileHeld, false, 'started once a lane was free');
+      assert.equal(store.groupCommit.batches - before.batches, lanes + 1, 'a batch per lane, then the late one');
+      assert.equal((await store.tasks.get('tsk_late'))?.status, 'working');
     });
 
     test('a create that fails its commit is refused, and the next batch commits', async () => {

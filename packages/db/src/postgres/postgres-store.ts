@@ -20,7 +20,6 @@ import { siteQueries } from './queries/site-queries.ts';
 import { taskClaimQueries } from './queries/task-claim-queries.ts';
 import { taskListQueries } from './queries/task-list-queries.ts';
 import {
-  CREATE_STATEMENT,
   createLocked,
   LOCK_CREATES_TEXT,
   lockCreates,
@@ -28,7 +27,7 @@ import {
   pollMany,
   taskRecordQueries,
 } from './queries/task-record-queries.ts';
-import { taskRowFrom } from './queries/task-sql.ts';
+import { CREATE_TASKS_STATEMENT, createTasksValues, writeCreates } from './queries/task-create-statement.ts';
 import { taskStateQueries } from './queries/task-state-queries.ts';
 import * as schema from './schema/index.ts';
 import { SignalListener } from './signal-listener.ts';
@@ -60,6 +59,12 @@ export interface PostgresStoreOptions {
 
 const PING_TIMEOUT_MS = 2000;
 
+/**
+ * Create batches committing at once on one node. One batch at a time follows the commit's flush
+ * latency; with a second, the next batch runs its statements while the first waits for its flush.
+ */
+const CREATE_BATCHES_IN_FLIGHT = 2;
+
 export class PostgresStore implements Store {
   readonly dialect = 'postgres' as const;
   readonly location: string;
@@ -71,8 +76,14 @@ export class PostgresStore implements Store {
   readonly #onError: (error: Error) => void;
   readonly #signals = new EventEmitter().setMaxListeners(0);
   #listener: SignalListener | undefined;
-  /** Creates outside a transaction: committed together, one transaction and one COMMIT per batch. */
-  readonly #creates = new GroupCommit<PendingCreate, CreateOutcome>((batch) => this.#commitCreates(batch));
+  /**
+   * Creates outside a transaction: committed together, one transaction and one COMMIT per batch,
+   * CREATE_BATCHES_IN_FLIGHT batches at once.
+   */
+  readonly #creates = new GroupCommit<PendingCreate, CreateOutcome>(
+    (batch) => this.#commitCreates(batch),
+    CREATE_BATCHES_IN_FLIGHT,
+  );
   // Polls that reach the store together: one statement for all of them.
   readonly #polls = new ReadBatch<TaskPollRow>(
     (ids) => pollMany(this.pool, ids),
@@ -217,25 +228,27 @@ export class PostgresStore implements Store {
 
   /**
    * A batch of creates without limits to check, on a connection of its own: BEGIN, the locks, one
-   * named statement per create (parsed and planned once per connection), COMMIT.
+   * named statement for the whole batch (parsed and planned once per connection), COMMIT.
    */
   #commitPlainCreates(batch: PendingCreate[]): Promise<BatchOutcome<CreateOutcome>[]> {
     return rawTransaction(this.pool, async (client) => {
       await client.query({
         name: 'reflow_lock_creates',
         text: LOCK_CREATES_TEXT,
-        values: lockCreatesValues(batch.map((c) => c.task)),
+        values: lockCreatesValues(
+          batch.map((c) => c.task),
+          { owners: false },
+        ),
       });
-      const outcomes: BatchOutcome<CreateOutcome>[] = [];
-      for (const { task, event } of batch) {
-        const { rows } = await client.query<Record<string, unknown> & { created: boolean }>({
-          name: CREATE_STATEMENT.name,
-          text: CREATE_STATEMENT.text,
-          values: CREATE_STATEMENT.values(task, event),
+      const outcomes = await writeCreates(batch, async (round) => {
+        const { rows } = await client.query<Record<string, unknown>>({
+          name: CREATE_TASKS_STATEMENT.name,
+          text: CREATE_TASKS_STATEMENT.text,
+          values: createTasksValues(round),
         });
-        outcomes.push({ ok: true, value: { task: taskRowFrom(rows[0]), created: rows[0].created } });
-      }
-      return outcomes;
+        return rows;
+      });
+      return outcomes.map((value) => ({ ok: true, value }));
     });
   }
 
@@ -250,8 +263,8 @@ export class PostgresStore implements Store {
     return this.#polls.stats;
   }
 
-  /** Group commit's figures: batches committed and the creates in them. */
-  get groupCommit(): { batches: number; creates: number } {
+  /** Group commit's figures: batches committed, the creates in them, and how many may commit at once. */
+  get groupCommit(): { batches: number; creates: number; lanes: number } {
     return this.#creates.stats;
   }
 

@@ -1,12 +1,13 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { POLL_COLUMNS, type TaskPollColumn, type TaskPollRow } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
 import { olderThan } from '../../queries/newest-first.ts';
-import { LOCK_CLASS, NOW_MS, SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
+import { LOCK_CLASS, NOW_MS, type PgDb } from '../pg-db.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
+import { createTasksQuery, writeCreates } from './task-create-statement.ts';
 import { live, first, namedStatement, pollRowFrom, taskRowFrom } from './task-sql.ts';
 
 type CreateArgs = Parameters<TaskStore['createOrFind']>;
@@ -19,9 +20,11 @@ type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
  * revert's "already reverted"). Across nodes, as SQLite's write lock does on one host. A batch of
  * creates (group commit) takes all its locks first, every transaction in one global order (owner
  * locks, then dedupe locks, each by key), so two transactions never wait on each other in a cycle.
+ * Creates with no limits to check (`admit`) count nothing, so they skip the owner lock: batches of
+ * one owner's creates then commit side by side, each waiting only for a batch with the same work.
  */
 export async function lockCreates(tx: PgDb, creates: { owner: string; dedupeKey: string }[]): Promise<void> {
-  const [classes, keys] = lockCreatesValues(creates);
+  const [classes, keys] = lockCreatesValues(creates, { owners: true });
   await tx.execute(
     sql`${sql.raw(LOCK_CREATES_HEAD)}${sql.param(classes)}::int[], ${sql.param(keys)}::text[]${sql.raw(LOCK_CREATES_TAIL)}`,
   );
@@ -33,9 +36,12 @@ const LOCK_CREATES_TAIL = ') as l(c, key) order by c, k) as ordered';
 /** lockCreates as a named statement's text: its values are lockCreatesValues(creates). */
 export const LOCK_CREATES_TEXT = `${LOCK_CREATES_HEAD}$1::int[], $2::text[]${LOCK_CREATES_TAIL}`;
 
-/** The lock classes and keys of a batch's creates: each owner, then each dedupe key, once. */
-export function lockCreatesValues(creates: { owner: string; dedupeKey: string }[]): [number[], string[]] {
-  const owners = [...new Set(creates.map((c) => c.owner))].sort();
+/** The lock classes and keys of a batch's creates: each owner (when `owners`), then each dedupe key, once. */
+export function lockCreatesValues(
+  creates: { owner: string; dedupeKey: string }[],
+  { owners: lockOwners }: { owners: boolean },
+): [number[], string[]] {
+  const owners = lockOwners ? [...new Set(creates.map((c) => c.owner))].sort() : [];
   const keys = [...new Set(creates.map((c) => c.dedupeKey))].sort();
   return [
     [...owners.map(() => LOCK_CLASS.owner), ...keys.map(() => LOCK_CLASS.dedupe)],
@@ -43,79 +49,15 @@ export function lockCreatesValues(creates: { owner: string; dedupeKey: string }[
   ];
 }
 
-const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
-
 /** The open duplicate of `task` (same owner, kind and dedupe key, not finished, live). */
 const openDuplicate = (task: CreateArgs[0]) =>
   sql`select * from ${tasks} where ${tasks.owner} = ${task.owner} and ${tasks.kind} = ${task.kind} and ${tasks.dedupeKey} = ${task.dedupeKey}
       and ${tasks.status} in ('working', 'input_required') and ${tasks.expiresAt} > ${NOW_MS} limit 1`;
 
-/** The INSERT of `task`, stamped by the database's clock, as rows of a SELECT (`where` decides whether it runs). */
-const insertTask = (task: CreateArgs[0], inputJson: unknown, where: SQL) =>
-  sql`insert into ${tasks} (id, owner, kind, input, dedupe_key, status, status_message, created_at, last_updated_at,
-        ttl_ms, expires_at, poll_interval_ms, max_attempts, scope_key, scope_start, scope_end)
-      select ${task.id}, ${task.owner}, ${task.kind}, ${inputJson}::json, ${task.dedupeKey}, 'working',
-        ${task.statusMessage}, ${NOW_MS}, ${NOW_MS}, ${task.ttlMs}::bigint, ${NOW_MS} + ${task.ttlMs}::bigint,
-        ${task.pollIntervalMs}::int, ${task.maxAttempts}::int, ${task.scopeKey ?? null}::text,
-        ${task.scopeStart ?? null}::bigint, ${task.scopeEnd ?? null}::bigint
-      ${where} returning *`;
-
-/** Its `created` event and signal, for the row of the CTE `ins`. */
-const createdEventAndSignal = (message: unknown, dataJson: unknown) =>
-  sql`ev as (insert into task_events (task_id, at, attempt, kind, message, data)
-        select id, created_at, 0, 'created', ${message}, ${dataJson}::json from ins),
-      sig as (select pg_notify(${SIGNAL_CHANNEL}, 'created:' || id) from ins)`;
-
-/** The one-statement create (no limits to check): the duplicate check, the insert unless there is one, its event and its NOTIFY. */
-const createUnlessDuplicate = (task: CreateArgs[0], inputJson: unknown, message: unknown, dataJson: unknown) =>
-  sql`with existing as (${openDuplicate(task)}),
-      ins as (${insertTask(task, inputJson, sql`where not exists (select 1 from existing)`)}),
-      ${createdEventAndSignal(message, dataJson)}
-      select true as created, ins.*, (select count(*) from sig) as signalled from ins
-      union all select false, existing.*, 0 from existing`;
-
-/**
- * The same create as a named statement built once (text and parameter order), for a batch run on a
- * connection of its own: parsed and planned once per connection, no query building per create.
- */
-export const CREATE_STATEMENT = (() => {
-  const names = [
-    'id',
-    'owner',
-    'kind',
-    'dedupeKey',
-    'statusMessage',
-    'ttlMs',
-    'pollIntervalMs',
-    'maxAttempts',
-    'scopeKey',
-    'scopeStart',
-    'scopeEnd',
-  ] as const;
-  const task = Object.fromEntries(names.map((n) => [n, sql.placeholder(n)])) as unknown as CreateArgs[0];
-  const statement = namedStatement(
-    'reflow_create_task',
-    createUnlessDuplicate(task, sql.placeholder('input'), sql.placeholder('message'), sql.placeholder('data')),
-  );
-  return {
-    ...statement,
-    values: (create: CreateArgs[0], createdEvent: CreateArgs[1]): unknown[] =>
-      statement.values({
-        ...create,
-        input: JSON.stringify(create.input),
-        scopeKey: create.scopeKey ?? null,
-        scopeStart: create.scopeStart ?? null,
-        scopeEnd: create.scopeEnd ?? null,
-        message: createdEvent.message,
-        data: jsonOrNull(createdEvent.data),
-      }),
-  };
-})();
-
 /**
  * The create's own work, under its locks. Without limits to check (`admit`), one statement: the
  * duplicate check, the insert unless there is one, its event and its NOTIFY. With them: the
- * duplicate check, then `admit` (counted in this transaction), then the insert with its event.
+ * duplicate check, then `admit` (counted in this transaction), then that statement.
  */
 export async function createLocked(
   tx: PgDb,
@@ -123,21 +65,17 @@ export async function createLocked(
   event: CreateArgs[1],
   admit: (() => Promise<void>) | undefined,
 ): Promise<CreateOutcome> {
-  if (!admit) {
-    const { rows } = await tx.execute<Record<string, unknown> & { created: boolean }>(
-      createUnlessDuplicate(task, JSON.stringify(task.input), event.message, jsonOrNull(event.data)),
-    );
-    return { task: taskRowFrom(rows[0]), created: rows[0].created };
+  if (admit) {
+    const existing = first((await tx.execute<Record<string, unknown>>(openDuplicate(task))).rows);
+    if (existing) return { task: taskRowFrom(existing), created: false };
+    // Limits apply to new work only, counted inside this transaction.
+    await admit();
   }
-  const existing = first((await tx.execute<Record<string, unknown>>(openDuplicate(task))).rows);
-  if (existing) return { task: taskRowFrom(existing), created: false };
-  // Limits apply to new work only, counted inside this transaction.
-  await admit();
-  const { rows } = await tx.execute<Record<string, unknown>>(
-    sql`with ins as (${insertTask(task, JSON.stringify(task.input), sql``)}), ${createdEventAndSignal(event.message, jsonOrNull(event.data))}
-        select ins.*, (select count(*) from sig) as signalled from ins`,
+  const [outcome] = await writeCreates(
+    [{ task, event }],
+    async (round) => (await tx.execute<Record<string, unknown>>(createTasksQuery(round))).rows,
   );
-  return { task: taskRowFrom(rows[0]), created: true };
+  return outcome;
 }
 
 /** The poll of many tasks at once: what it shows of each live one, in POLL_COLUMNS order. */
