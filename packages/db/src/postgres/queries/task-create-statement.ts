@@ -85,7 +85,7 @@ export function createTasksQuery(creates: CreateToWrite[]): SQL {
 }
 
 function arraysOf(creates: CreateToWrite[]): Record<ArrayName, unknown[]> {
-  const column = (value: (c: CreateToWrite) => unknown) => creates.map(value);
+  const column = (value: (c: CreateToWrite) => unknown) => creates.map((c) => value(c));
   return {
     ids: column((c) => c.task.id),
     owners: column((c) => c.task.owner),
