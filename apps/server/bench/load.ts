@@ -1,6 +1,7 @@
 // One load run with autocannon (the Fastify team's HTTP benchmarking tool), reduced to the
 // figures the bench prints. Non-2xx answers and JSON-RPC errors count as failures, not speed.
 import autocannon from 'autocannon';
+import { machineCpu } from './machine-cpu.ts';
 
 export interface LoadOptions {
   /** Several URLs (nodes of one cluster): connection i sends to the i-th in turn. */
@@ -29,12 +30,15 @@ export interface LoadFigures {
   failed: number;
   /** Creates per group commit over the run, where the server's /metrics was read (creates only). */
   meanBatch?: number;
+  /** The share of the machine's cores busy over the run (every process), 0–1. */
+  cpuBusy?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
   let rejected = 0;
   const build = options.build;
   let instance: autocannon.Instance | undefined;
+  const cpuBusy = machineCpu();
   const run = new Promise<autocannon.Result>((resolve, reject) => {
     instance = autocannon(
       {
@@ -78,5 +82,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     failed: result.non2xx + result.errors + result.timeouts + rejected,
+    cpuBusy: cpuBusy(),
   };
 }

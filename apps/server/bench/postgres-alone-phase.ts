@@ -4,6 +4,7 @@
 // COMMIT); one SELECT by key. Each on a fresh database with two tables shaped like tasks and
 // task_events.
 import pg from 'pg';
+import { machineCpu } from './machine-cpu.ts';
 import type { LoadFigures } from './load.ts';
 
 export type AloneShape = 'insert' | 'create-like' | 'select';
@@ -67,6 +68,7 @@ export async function measurePostgresAlone(
     };
     const latencies: number[] = [];
     let failed = 0;
+    const cpuBusy = machineCpu();
     const started = performance.now();
     const deadline = started + options.seconds * 1000;
     await Promise.all(
@@ -95,6 +97,7 @@ export async function measurePostgresAlone(
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
       failed,
+      cpuBusy: cpuBusy(),
     };
   } finally {
     await pool.end();

@@ -4,6 +4,7 @@
 // transaction); tasks/get through one node and through two nodes sharing one PostgreSQL, next to one
 // SQLite node and to node-postgres' SELECT by key; the claim with a backlog of queued and finished
 // tasks; and the time from a create on one node to the claim on another, idle one.
+import { cpus } from 'node:os';
 import Table from 'cli-table3';
 import type { Scenario } from '@reflow/seed';
 import type { BenchDatabase } from './bench-server.ts';
@@ -55,6 +56,7 @@ const load = (label: string, f: LoadFigures, ...extra: string[]) => [
   ...extra,
 ];
 const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
+const busy = (share: number | undefined) => (share === undefined ? '' : `${Math.round(100 * share)} %`);
 
 export async function compareStores(
   scenario: Scenario,
@@ -162,14 +164,18 @@ export async function compareStores(
         });
       }
       const base = rows[0];
-      const table = new Table({ head: ['', 'req/s', 'p50 ms', 'p99 ms', 'failed', `vs ${base.label}`], style });
-      for (const r of rows) table.push(load(r.label, r.figures, pct(r.figures.perSecond, base.figures.perSecond)));
+      const table = new Table({
+        head: ['', 'req/s', 'p50 ms', 'p99 ms', 'failed', `vs ${base.label}`, 'machine CPU busy'],
+        style,
+      });
+      for (const r of rows)
+        table.push(load(r.label, r.figures, pct(r.figures.perSecond, base.figures.perSecond), busy(r.figures.cpuBusy)));
       console.log(
         `\ntasks/get, ${options.pollers} concurrent pollers on ${options.pollers} queued tasks (accept-only nodes, WORKERS=0); every node, PostgreSQL and the load tool share this machine's cores\n${table.toString()}`,
       );
       if (one && two)
         verdicts.push({
-          text: `tasks/get through two PostgreSQL nodes: ${pct(two.perSecond, one.perSecond)} of one node's throughput (both nodes, PostgreSQL and the load tool on the same cores)`,
+          text: `tasks/get through two PostgreSQL nodes: ${pct(two.perSecond, one.perSecond)} of one node's throughput (both nodes, PostgreSQL and the load tool on the same ${cpus().length} cores, ${busy(one.cpuBusy)} busy with one node)`,
           ok: two.perSecond >= 1.5 * one.perSecond,
           target: '≥ 150 %',
         });
