@@ -87,9 +87,16 @@ export const leasedRows = (t: StateColumns): SQL => sql`${t.status} = 'working' 
 export const scopeHolderRows = (t: StateColumns): SQL =>
   sql`(${t.status} = 'input_required' or (${t.status} = 'working' and (${t.claimedBy} is not null or ${t.heldFor} is not null)))`;
 
+/** Live at `now`: not past its TTL (any state but expired). */
+export const liveRows = (t: Pick<StateColumns, 'expiresAt'>, now: StoreNow): SQL => sql`${t.expiresAt} > ${now}`;
+
+/** Open (OPEN_STATUSES: not finished) and live: what a duplicate and the per-owner active count are. */
+export const openRows = (t: StateColumns, now: StoreNow): SQL =>
+  sql`${t.status} in (${sql.raw(OPEN_STATUSES.map((s) => `'${s}'`).join(', '))}) and ${liveRows(t, now)}`;
+
 /** The SQL predicate of each live state at `now` (expired is any row past its TTL). */
 export function statePredicate(state: TaskRowState, t: StateColumns, now: StoreNow): SQL {
-  const live = sql`${t.expiresAt} > ${now}`;
+  const live = liveRows(t, now);
   switch (state) {
     case 'queued':
       return sql`${queuedRows(t)} and ${live}`;

@@ -1,11 +1,14 @@
 // Every change of a task row's state, declared once: from which states, under which guard, what it
 // writes and which event it records. Each store runs these builders (the WHERE and the SET of each
-// transition) in its own dialect (dialect-seam.ts says what differs); neither restates a rule.
+// transition) in its own dialect (docs/architecture.md, "The PostgreSQL store", says what differs);
+// neither restates a rule.
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { AttemptFence, TaskError } from '../queries/task-rows.ts';
 import type { StoreSignal } from '../store.ts';
 import {
   leasedRows,
+  liveRows,
+  openRows,
   queuedRows,
   scopeHolderRows,
   type StateColumns,
@@ -148,11 +151,30 @@ export interface TaskSet {
   startedAt?: SQL;
 }
 
-const live = (t: TaskColumns, now: StoreNow) => sql`${t.expiresAt} > ${now}`;
+/** The work a create asks for: an open task with all three the same is its duplicate. */
+export interface TaskWork {
+  owner: SQLWrapper | string;
+  kind: SQLWrapper | string;
+  dedupeKey: SQLWrapper | string;
+}
+
+/**
+ * The create's rule: new work is written unless an open, live task of the same owner, kind and
+ * dedupe key exists; then the create answers that task instead (a retried call finds its task).
+ */
+export const openDuplicateWhere = (t: TaskColumns & TaskWorkColumns, work: TaskWork, now: StoreNow): SQL =>
+  sql`${t.owner} = ${work.owner} and ${t.kind} = ${work.kind} and ${t.dedupeKey} = ${work.dedupeKey} and ${openRows(t, now)}`;
+
+/** The columns the create's duplicate test reads besides the state's. */
+export interface TaskWorkColumns {
+  owner: SQLWrapper;
+  kind: SQLWrapper;
+  dedupeKey: SQLWrapper;
+}
 
 /** The guard `owned`: this attempt of this claimant, working and live, its lease held or lapsed. */
 export const ownedBy = (f: AttemptFence, t: TaskColumns, now: StoreNow): SQL =>
-  sql`${t.id} = ${f.taskId} and ${t.attempt} = ${f.attempt} and ${t.claimedBy} = ${f.claimedBy} and ${t.status} = 'working' and ${live(t, now)}`;
+  sql`${t.id} = ${f.taskId} and ${t.attempt} = ${f.attempt} and ${t.claimedBy} = ${f.claimedBy} and ${t.status} = 'working' and ${liveRows(t, now)}`;
 
 /**
  * The guard `fenced`: owned, and its lease holds at `now`. A holder whose lease lapsed writes
@@ -190,16 +212,16 @@ export function scopeHeld(
   running: IdSet,
 ): SQL {
   // Held and parked rows have no claim and hold until their TTL; a claim holds while its lease does.
-  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${live(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)})))`;
+  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${liveRows(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)})))`;
 }
 
 /** The queue's candidates alone: what the `tasks_queued` index holds, live, attempts left. */
 export const queuedCandidateWhere = (t: TaskColumns, now: StoreNow): SQL =>
-  sql`${queuedRows(t)} and ${live(t, now)} and ${t.attempt} < ${t.maxAttempts}`;
+  sql`${queuedRows(t)} and ${liveRows(t, now)} and ${t.attempt} < ${t.maxAttempts}`;
 
 /** Lapsed claims (on the `tasks_leased` index) a claim may take over: attempts left. */
 export const lapsedCandidateWhere = (t: TaskColumns, now: StoreNow): SQL =>
-  sql`${leasedRows(t)} and ${t.leaseExpiresAt} < ${now} and ${live(t, now)} and ${t.attempt} < ${t.maxAttempts}`;
+  sql`${leasedRows(t)} and ${t.leaseExpiresAt} < ${now} and ${liveRows(t, now)} and ${t.attempt} < ${t.maxAttempts}`;
 
 export const claimSet = (claimedBy: string, leaseMs: number, t: TaskColumns, now: StoreNow): TaskSet => ({
   claimedBy,
@@ -244,8 +266,8 @@ export const parkSet = (t: TaskColumns, message: string, now: StoreNow, awaiting
 /** Who may answer: the requester answers input_required, `awaiting` answers a task held for it. */
 export const waitingWhere = (id: string, t: TaskColumns, now: StoreNow, awaiting?: string): SQL =>
   awaiting
-    ? sql`${t.id} = ${id} and ${t.status} = 'working' and ${t.heldFor} = ${awaiting} and ${live(t, now)}`
-    : sql`${t.id} = ${id} and ${t.status} = 'input_required' and ${live(t, now)}`;
+    ? sql`${t.id} = ${id} and ${t.status} = 'working' and ${t.heldFor} = ${awaiting} and ${liveRows(t, now)}`
+    : sql`${t.id} = ${id} and ${t.status} = 'input_required' and ${liveRows(t, now)}`;
 
 export const answerSet = (now: StoreNow, resumed: boolean, message: string): TaskSet => ({
   lastUpdatedAt: now,

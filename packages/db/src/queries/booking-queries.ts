@@ -1,17 +1,16 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { confirmedOverlap, overlappingWhere } from './booking-where.ts';
+import { asc, eq, sql } from 'drizzle-orm';
+import {
+  atVersionWhere,
+  confirmedOverlap,
+  movableWhere,
+  overlappingWhere,
+  vacatableWhere,
+  VACATED,
+} from './booking-where.ts';
 import type { Db } from '../connection.ts';
 import { bookings, type BookingStatus } from '../schema/index.ts';
 
 export type BookingRow = typeof bookings.$inferSelect;
-
-/**
- * The status of a booking taken out of its slot by `vacate` inside an apply, until `move` confirms it
- * in its new one. Never committed (the apply moves every booking it vacates), so never read outside.
- */
-export const VACATED = 'moving';
-/** A booking `move` may take: confirmed, or vacated by this apply. */
-export const movable = () => sql`${bookings.status} in ('confirmed', ${VACATED})`;
 
 export function bookingQueries(db: Db) {
   // The per-booking statements an apply runs hundreds of times in one transaction: built and
@@ -30,14 +29,12 @@ export function bookingQueries(db: Db) {
       status: 'confirmed',
       version: sql`${bookings.version} + 1`,
     })
-    .where(
-      and(eq(bookings.id, sql.placeholder('id')), eq(bookings.version, sql.placeholder('expectedVersion')), movable()),
-    )
+    .where(movableWhere(bookings, sql.placeholder('id'), sql.placeholder('expectedVersion')))
     .prepare();
   const setStatusIfVersion = db
     .update(bookings)
     .set({ status: sql`${sql.placeholder('status')}`, version: sql`${bookings.version} + 1` })
-    .where(and(eq(bookings.id, sql.placeholder('id')), eq(bookings.version, sql.placeholder('expectedVersion'))))
+    .where(atVersionWhere(bookings, sql.placeholder('id'), sql.placeholder('expectedVersion')))
     .prepare();
 
   return {
@@ -74,7 +71,7 @@ export function bookingQueries(db: Db) {
       if (ids.length === 0) return;
       db.update(bookings)
         .set({ status: sql`${VACATED}` })
-        .where(and(inArray(bookings.id, ids), eq(bookings.status, 'confirmed')))
+        .where(vacatableWhere(bookings, ids))
         .run();
     },
 

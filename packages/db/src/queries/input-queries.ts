@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { takeAnswers } from './input-answers.ts';
+import { answeredEvent, nextRound, parkedEvent, takeAnswers } from './input-answers.ts';
 import type { Db } from '../connection.ts';
 import { answerSet, fencedBy, parkSet, waitingWhere } from '../lifecycle/task-transitions.ts';
 import { taskInputs, tasks, type PendingInput } from '../schema/index.ts';
@@ -23,8 +23,8 @@ export interface AnswerOutcome {
 export function inputQueries(db: Db, clock: () => number) {
   return {
     /**
-     * Parks a running attempt's task. Keys are `r<round>-<name>`, so a key is never reused over the
-     * task's life. The parking attempt did its work, so it gives back the attempt it used.
+     * Parks a running attempt's task with a new round of questions (input-answers.ts). The parking
+     * attempt did its work, so it gives back the attempt it used.
      */
     park(
       fence: AttemptFence,
@@ -38,21 +38,14 @@ export function inputQueries(db: Db, clock: () => number) {
             .from(taskInputs)
             .where(eq(taskInputs.taskId, fence.taskId))
             .get();
-          const round = (previous?.round ?? 0) + 1;
-          const pending = Object.fromEntries(
-            Object.entries(park.requests).map(([name, request]) => [`r${round}-${name}`, { name, request }]),
-          );
+          const { round, pending } = nextRound(previous?.round, park.requests);
           // Park (for the requester) or hold (for `awaiting`, an operator): lifecycle/task-transitions.ts.
           const parked = applyTransition(
             tx,
             now,
             parkSet(tasks, park.message, now, park.awaiting),
             fencedBy(fence, tasks, now),
-            {
-              kind: 'input_required',
-              message: park.message,
-              data: { keys: Object.keys(pending), ...(park.awaiting ? { awaiting: park.awaiting } : {}) },
-            },
+            parkedEvent(park.message, pending, park.awaiting),
           );
           if (parked.length !== 1) throw new StaleAttemptError(fence);
           const row = { round, pending, responses: {}, state: park.state ?? null, parkedAt: now };
@@ -89,11 +82,13 @@ export function inputQueries(db: Db, clock: () => number) {
           const { pending, responses, accepted, resumed, message } = takeAnswers(inputs, answers);
           if (accepted === 0) return { accepted, resumed: false };
           tx.update(taskInputs).set({ pending, responses }).where(eq(taskInputs.taskId, taskId)).run();
-          applyTransition(tx, now, answerSet(now, resumed, message), waitingWhere(taskId, tasks, now, awaiting), {
-            kind: 'input_received',
-            message,
-            data: { by, keys: accepted, ...(awaiting ? { awaiting } : {}) },
-          });
+          applyTransition(
+            tx,
+            now,
+            answerSet(now, resumed, message),
+            waitingWhere(taskId, tasks, now, awaiting),
+            answeredEvent(message, by, accepted, awaiting),
+          );
           return { accepted, resumed };
         },
         { behavior: 'immediate' },

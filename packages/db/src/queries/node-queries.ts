@@ -1,5 +1,6 @@
 // The nodes sharing the database and their heartbeats; a lapsed heartbeat releases the node's claims.
-import { and, eq, inArray, lt, ne } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
+import { lapsedNodesWhere } from './node-where.ts';
 import type { Db } from '../connection.ts';
 import { nodes } from '../schema/index.ts';
 import { taskClaimQueries } from './task-claim-queries.ts';
@@ -29,7 +30,7 @@ export function nodeQueries(db: Db, clock: () => number) {
         const dead = db
           .select({ id: nodes.id })
           .from(nodes)
-          .where(and(lt(nodes.heartbeatAt, now - lapseMs), reaper === undefined ? undefined : ne(nodes.id, reaper)))
+          .where(lapsedNodesWhere(nodes, now, lapseMs, reaper))
           .all()
           .map((n) => n.id);
         if (dead.length === 0) return dead;

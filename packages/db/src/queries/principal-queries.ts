@@ -1,4 +1,5 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { openRows } from '../lifecycle/task-states.ts';
 import type { Db } from '../connection.ts';
 import { principalBuckets, tasks } from '../schema/index.ts';
 
@@ -26,13 +27,7 @@ export function principalQueries(db: Db, clock: () => number) {
   const active = db
     .select({ n: sql<number>`count(*)` })
     .from(tasks)
-    .where(
-      and(
-        eq(tasks.owner, sql.placeholder('owner')),
-        inArray(tasks.status, ['working', 'input_required']),
-        sql`${tasks.expiresAt} > ${sql.placeholder('now')}`,
-      ),
-    )
+    .where(and(eq(tasks.owner, sql.placeholder('owner')), openRows(tasks, sql`${sql.placeholder('now')}`)))
     .prepare();
   return {
     /** Tasks of `owner` not yet terminal (and not expired). */

@@ -1,5 +1,6 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
 import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { openDuplicateWhere } from '../lifecycle/task-transitions.ts';
 import { olderThan } from './newest-first.ts';
 import type { Db } from '../connection.ts';
 import { expiredTasks, taskEvents, tasks } from '../schema/index.ts';
@@ -44,15 +45,19 @@ export function taskRecordQueries(db: Db, clock: () => number) {
     .where(eq(tasks.id, sql.placeholder('id')))
     .prepare();
 
-  // The create's statements, prepared once and run through better-sqlite3 directly: in profiles of
-  // the create path under load, building them per call, then drizzle's per-call filling and mapping,
-  // cost more than the writes. The duplicate check is almost never a hit: only a hit reads the row.
-  const workingDuplicateId = db.$client
-    .prepare<[string, string, string, number], string>(
-      `SELECT id FROM tasks WHERE owner = ? AND kind = ? AND dedupe_key = ?
-       AND status IN ('working', 'input_required') AND expires_at > ? LIMIT 1`,
+  // The create's statements, prepared once: in profiles of the create path under load, building
+  // them per call cost more than the writes. The duplicate check (lifecycle's rule) reads only an id
+  // and is almost never a hit: only a hit reads the row. The inserts go through better-sqlite3
+  // directly, as drizzle's per-call filling and mapping of a whole row cost more than the write.
+  const p = sql.placeholder;
+  const workingDuplicate = db
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      openDuplicateWhere(tasks, { owner: p('owner'), kind: p('kind'), dedupeKey: p('dedupeKey') }, sql`${p('now')}`),
     )
-    .pluck();
+    .limit(1)
+    .prepare();
   // No RETURNING: the new row is built from what was written and the defaults of the rest
   // (store-contract.test.ts checks it equals a read, column for column).
   const insertTask = db.$client.prepare(
@@ -98,8 +103,8 @@ export function taskRecordQueries(db: Db, clock: () => number) {
 
     findWorkingDuplicate(owner: string, kind: string, dedupeKey: string): TaskRow | undefined {
       const now = clock();
-      const id = workingDuplicateId.get(owner, kind, dedupeKey, now);
-      return id === undefined ? undefined : getById.get({ id });
+      const duplicate = workingDuplicate.get({ owner, kind, dedupeKey, now });
+      return duplicate && getById.get({ id: duplicate.id });
     },
 
     /** One owner's live tasks, newest first, a page at a time (`before`: the last row of the previous page). */

@@ -1,5 +1,5 @@
 // The task row types and the fence every write of a running attempt is checked against.
-import { sql } from 'drizzle-orm';
+import { liveRows } from '../lifecycle/task-states.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -14,7 +14,8 @@ export interface AttemptFence {
   claimedBy: string;
 }
 
-export const live = (now: number) => sql`${tasks.expiresAt} > ${now}`;
+/** `tasks` rows live at `now` (lifecycle's liveRows on this dialect's table). */
+export const live = (now: number) => liveRows(tasks, now);
 /** How long a tombstone of an expired task is kept, so its owner hears "expired" rather than "not found". */
 export const TOMBSTONE_RETENTION_MS = 7 * 86_400_000;
 export class StaleAttemptError extends Error {

@@ -1,13 +1,16 @@
 // Bookings as a reflow reads and moves them (as queries/booking-queries.ts), with row locks for the apply.
-import { confirmedOverlap, overlappingWhere } from '../../queries/booking-where.ts';
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { VACATED } from '../../queries/booking-queries.ts';
+import {
+  atVersionWhere,
+  confirmedOverlap,
+  movableWhere,
+  overlappingWhere,
+  vacatableWhere,
+  VACATED,
+} from '../../queries/booking-where.ts';
+import { asc, eq, inArray, sql } from 'drizzle-orm';
 import type { BookingStore } from '../../store.ts';
 import type { PgDb } from '../pg-db.ts';
 import { bookings } from '../schema/index.ts';
-
-/** A booking `move` may take: confirmed, or vacated by this apply (as on SQLite). */
-const movable = () => sql`${bookings.status} in ('confirmed', ${VACATED})`;
 
 export function bookingQueries(db: PgDb): BookingStore {
   return {
@@ -40,7 +43,7 @@ export function bookingQueries(db: PgDb): BookingStore {
       await db
         .update(bookings)
         .set({ status: sql`${VACATED}` })
-        .where(and(inArray(bookings.id, ids), eq(bookings.status, 'confirmed')));
+        .where(vacatableWhere(bookings, ids));
     },
 
     move: async (id, expectedVersion, to) =>
@@ -54,7 +57,7 @@ export function bookingQueries(db: PgDb): BookingStore {
             status: 'confirmed',
             version: sql`${bookings.version} + 1`,
           })
-          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion), movable()))
+          .where(movableWhere(bookings, id, expectedVersion))
           .returning({ id: bookings.id })
       ).length === 1,
 
@@ -63,7 +66,7 @@ export function bookingQueries(db: PgDb): BookingStore {
         await db
           .update(bookings)
           .set({ status, version: sql`${bookings.version} + 1` })
-          .where(and(eq(bookings.id, id), eq(bookings.version, expectedVersion)))
+          .where(atVersionWhere(bookings, id, expectedVersion))
           .returning({ id: bookings.id })
       ).length === 1,
   };

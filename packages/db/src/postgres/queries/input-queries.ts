@@ -1,6 +1,6 @@
 // The input_required half of the lifecycle (as queries/input-queries.ts): park, read, answer.
 import { eq } from 'drizzle-orm';
-import { takeAnswers } from '../../queries/input-answers.ts';
+import { answeredEvent, nextRound, parkedEvent, takeAnswers } from '../../queries/input-answers.ts';
 import { answerSet, fencedBy, parkSet, waitingWhere } from '../../lifecycle/task-transitions.ts';
 import { StaleAttemptError } from '../../queries/task-rows.ts';
 import type { InputStore } from '../../store.ts';
@@ -20,19 +20,12 @@ export function inputQueries(db: PgDb): InputStore {
         const previous = first(
           await tx.select({ round: taskInputs.round }).from(taskInputs).where(eq(taskInputs.taskId, fence.taskId)),
         );
-        const round = (previous?.round ?? 0) + 1;
-        const pending = Object.fromEntries(
-          Object.entries(park.requests).map(([name, request]) => [`r${round}-${name}`, { name, request }]),
-        );
+        const { round, pending } = nextRound(previous?.round, park.requests);
         const parked = await applyTransition(
           tx,
           parkSet(tasks, park.message, NOW_MS, park.awaiting),
           fencedBy(fence, tasks, NOW_MS),
-          {
-            kind: 'input_required',
-            message: park.message,
-            data: { keys: Object.keys(pending), ...(park.awaiting ? { awaiting: park.awaiting } : {}) },
-          },
+          parkedEvent(park.message, pending, park.awaiting),
         );
         if (parked.length !== 1) throw new StaleAttemptError(fence);
         const row = { round, pending, responses: {}, state: park.state ?? null, parkedAt: parked[0].at };
@@ -67,7 +60,7 @@ export function inputQueries(db: PgDb): InputStore {
           tx,
           answerSet(NOW_MS, resumed, message),
           waitingWhere(taskId, tasks, NOW_MS, awaiting),
-          { kind: 'input_received', message, data: { by, keys: accepted, ...(awaiting ? { awaiting } : {}) } },
+          answeredEvent(message, by, accepted, awaiting),
           resumed ? 'answered' : undefined,
         );
         return { accepted, resumed };

@@ -1,6 +1,7 @@
 // The nodes sharing the database, with heartbeats on the database's clock; a lapsed heartbeat
 // (judged on the same clock) releases the node's claims.
-import { and, asc, eq, lt, ne, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
+import { lapsedNodesWhere } from '../../queries/node-where.ts';
 import type { NodeStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { nodes } from '../schema/index.ts';
@@ -36,12 +37,7 @@ export function nodeQueries(db: PgDb, onDatabaseTime: (dbNow: number, sentAt: nu
         const dead = (
           await tx
             .delete(nodes)
-            .where(
-              and(
-                lt(nodes.heartbeatAt, sql`${NOW_MS} - ${lapseMs}::bigint`),
-                reaper === undefined ? undefined : ne(nodes.id, reaper),
-              ),
-            )
+            .where(lapsedNodesWhere(nodes, NOW_MS, lapseMs, reaper))
             .returning({ id: nodes.id })
         ).map((n) => n.id);
         await releaseClaimsIn(tx, dead, message);

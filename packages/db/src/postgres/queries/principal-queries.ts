@@ -1,10 +1,11 @@
 // What the abuse limits need to know about one principal: its unfinished tasks, its creation bucket.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { openRows } from '../../lifecycle/task-states.ts';
 import { refillBucket } from '../../queries/principal-queries.ts';
 import type { PrincipalStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { principalBuckets, tasks } from '../schema/index.ts';
-import { countAll, live } from './task-sql.ts';
+import { countAll } from './task-sql.ts';
 
 export function principalQueries(db: PgDb): PrincipalStore {
   return {
@@ -13,7 +14,7 @@ export function principalQueries(db: PgDb): PrincipalStore {
         await db
           .select({ n: countAll })
           .from(tasks)
-          .where(and(eq(tasks.owner, owner), inArray(tasks.status, ['working', 'input_required']), live()))
+          .where(and(eq(tasks.owner, owner), openRows(tasks, NOW_MS)))
       )[0].n,
 
     /**

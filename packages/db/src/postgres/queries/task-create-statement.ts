@@ -3,6 +3,8 @@
 // NOTIFYs. Run under the batch's locks (lockCreates), so the duplicate check sees every earlier commit.
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { TaskStore } from '../../store.ts';
+import { alias } from 'drizzle-orm/pg-core';
+import { openDuplicateWhere } from '../../lifecycle/task-transitions.ts';
 import { NOW_MS, SIGNAL_CHANNEL } from '../pg-db.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
 import { namedStatement, taskRowFrom } from './task-sql.ts';
@@ -33,6 +35,10 @@ const ARRAYS = [
 ] as const;
 type ArrayName = (typeof ARRAYS)[number][0];
 
+/** The candidate duplicate, and the work each create of `input` asks for (lifecycle's duplicate rule). */
+const t = alias(tasks, 't');
+const INPUT_WORK = { owner: sql`i.owner`, kind: sql`i.kind`, dedupeKey: sql`i.dedupe_key` };
+
 /**
  * `input` holds the creates (with `n`, their place in the batch); `existing`, the open duplicate of
  * each, if any (a lookup per create on the owner's index, LATERAL so no plan scans the table); `ins`, the rows of the rest, stamped by the database's clock. The result has one row
@@ -48,8 +54,7 @@ const createTasks = (array: (name: ArrayName) => SQLWrapper): SQL => {
         ttl_ms, poll_interval_ms, max_attempts, scope_key, scope_start, scope_end, message, data, n)),
     existing as (
       select i.n as batch_index, false as created, t.* from input i cross join lateral (
-        select * from ${tasks} t where t.owner = i.owner and t.kind = i.kind and t.dedupe_key = i.dedupe_key
-          and t.status in ('working', 'input_required') and t.expires_at > ${NOW_MS} limit 1) t),
+        select * from ${tasks} t where ${openDuplicateWhere(t, INPUT_WORK, NOW_MS)} limit 1) t),
     ins as (
       insert into ${tasks} (id, owner, kind, input, dedupe_key, status, status_message, created_at, last_updated_at,
         ttl_ms, expires_at, poll_interval_ms, max_attempts, scope_key, scope_start, scope_end)

@@ -1,6 +1,7 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type pg from 'pg';
+import { openDuplicateWhere } from '../../lifecycle/task-transitions.ts';
 import { POLL_COLUMNS, type TaskPollColumn, type TaskPollRow } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreQueries, TaskStore } from '../../store.ts';
@@ -51,8 +52,7 @@ export function lockCreatesValues(
 
 /** The open duplicate of `task` (same owner, kind and dedupe key, not finished, live). */
 const openDuplicate = (task: CreateArgs[0]) =>
-  sql`select * from ${tasks} where ${tasks.owner} = ${task.owner} and ${tasks.kind} = ${task.kind} and ${tasks.dedupeKey} = ${task.dedupeKey}
-      and ${tasks.status} in ('working', 'input_required') and ${tasks.expiresAt} > ${NOW_MS} limit 1`;
+  sql`select * from ${tasks} where ${openDuplicateWhere(tasks, task, NOW_MS)} limit 1`;
 
 /**
  * The create's own work, under its locks. Without limits to check (`admit`), one statement: the

@@ -2,13 +2,15 @@
 // clock, and the signal sent inside the transaction that made the change.
 import { getTableColumns, Placeholder, sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
+import { liveRows } from '../../lifecycle/task-states.ts';
 import { POLL_COLUMNS, type TaskPollRow } from '../../queries/task-poll-queries.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { StoreSignal } from '../../store.ts';
 import { NOW_MS, SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
 import { tasks } from '../schema/index.ts';
 
-export const live = () => sql`${tasks.expiresAt} > ${NOW_MS}`;
+/** `tasks` rows live on the database's clock (lifecycle's liveRows). */
+export const live = () => liveRows(tasks, NOW_MS);
 
 /** NOTIFY inside the caller's transaction: listeners hear it only once (and if) it commits. */
 export async function notify(db: PgDb, signal: StoreSignal, taskId: string): Promise<void> {
