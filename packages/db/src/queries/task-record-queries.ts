@@ -1,5 +1,5 @@
 // Writing a new task (deduplicated per owner) and reading tasks and their history.
-import { and, asc, desc, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, Placeholder, sql } from 'drizzle-orm';
 import { openDuplicateWhere } from '../lifecycle/task-transitions.ts';
 import { olderThan } from './newest-first.ts';
 import type { Db } from '../connection.ts';
@@ -45,19 +45,22 @@ export function taskRecordQueries(db: Db, clock: () => number) {
     .where(eq(tasks.id, sql.placeholder('id')))
     .prepare();
 
-  // The create's statements, prepared once: in profiles of the create path under load, building
-  // them per call cost more than the writes. The duplicate check (lifecycle's rule) reads only an id
-  // and is almost never a hit: only a hit reads the row. The inserts go through better-sqlite3
-  // directly, as drizzle's per-call filling and mapping of a whole row cost more than the write.
+  // The create's statements, prepared once and run through better-sqlite3 directly: in profiles of
+  // the create path under load, building them per call, then drizzle's per-call filling and mapping,
+  // cost more than the writes. The duplicate check (lifecycle's rule, its text rendered once) is
+  // almost never a hit: only a hit reads the row.
   const p = sql.placeholder;
-  const workingDuplicate = db
+  const duplicateQuery = db
     .select({ id: tasks.id })
     .from(tasks)
     .where(
       openDuplicateWhere(tasks, { owner: p('owner'), kind: p('kind'), dedupeKey: p('dedupeKey') }, sql`${p('now')}`),
     )
     .limit(1)
-    .prepare();
+    .toSQL();
+  const workingDuplicateId = db.$client.prepare<unknown[], string>(duplicateQuery.sql).pluck();
+  const duplicateValues = (given: Record<string, unknown>) =>
+    duplicateQuery.params.map((param) => (param instanceof Placeholder ? given[param.name] : param));
   // No RETURNING: the new row is built from what was written and the defaults of the rest
   // (store-contract.test.ts checks it equals a read, column for column).
   const insertTask = db.$client.prepare(
@@ -103,8 +106,8 @@ export function taskRecordQueries(db: Db, clock: () => number) {
 
     findWorkingDuplicate(owner: string, kind: string, dedupeKey: string): TaskRow | undefined {
       const now = clock();
-      const duplicate = workingDuplicate.get({ owner, kind, dedupeKey, now });
-      return duplicate && getById.get({ id: duplicate.id });
+      const id = workingDuplicateId.get(...duplicateValues({ owner, kind, dedupeKey, now }));
+      return id === undefined ? undefined : getById.get({ id });
     },
 
     /** One owner's live tasks, newest first, a page at a time (`before`: the last row of the previous page). */
