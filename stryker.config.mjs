@@ -80,6 +80,8 @@ export const mutateTargets = [
   { file: 'packages/db/src/lifecycle/task-states.ts' },
   { file: 'packages/db/src/lifecycle/task-transitions.ts' },
   { file: 'packages/db/src/queries/input-queries.ts', functions: ['inputQueries'] },
+  // A park's round keys and events and the answers step, which both stores' inputQueries run.
+  { file: 'packages/db/src/queries/input-answers.ts' },
   {
     file: 'packages/db/src/sqlite-store.ts',
     functions: [

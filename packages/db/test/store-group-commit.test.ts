@@ -88,6 +88,52 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.tasks.get('tsk_plain_again'), undefined);
     });
 
+    test('a batch carries any text whole: quotes, backslashes, commas, braces, NULL, newlines and emoji in every text column', async () => {
+      const { store } = await open();
+      // On PostgreSQL the batch travels as array parameters (unnest): each of these would break a
+      // hand-made array literal.
+      const awkward = ['say "hi", then {leave}', 'back\\slash \\"quoted\\"', 'NULL', '', 'line\nbreak 🎛️ ünï'];
+      const tasks = awkward.map((text, i) =>
+        newTask({
+          id: `tsk_text_${i}`,
+          owner: `owner ${text}`,
+          dedupeKey: `key ${text}`,
+          statusMessage: text,
+          input: { text, list: [text, null, { nested: text }] },
+          scopeKey: i % 2 === 0 ? `scope ${text}` : undefined,
+          scopeStart: i % 2 === 0 ? 1_000 : undefined,
+          scopeEnd: i % 2 === 0 ? 2_000 : undefined,
+        }),
+      );
+      const outcomes = await Promise.all(
+        tasks.map((task) => store.tasks.createOrFind(task, { message: task.statusMessage!, data: task.input })),
+      );
+      assert.deepEqual(
+        outcomes.map((o) => o.created),
+        tasks.map(() => true),
+      );
+      for (const task of tasks) {
+        const row = (await store.tasks.get(task.id))!;
+        assert.deepEqual(
+          [row.owner, row.dedupeKey, row.statusMessage, row.input, row.scopeKey, row.scopeStart, row.scopeEnd],
+          [
+            task.owner,
+            task.dedupeKey,
+            task.statusMessage,
+            task.input,
+            task.scopeKey ?? null,
+            task.scopeStart ?? null,
+            task.scopeEnd ?? null,
+          ],
+        );
+        const [created] = await store.tasks.events(task.id);
+        assert.deepEqual([created.message, created.data], [task.statusMessage, task.input]);
+        // The same work again finds this row (the duplicate rule compares the texts exactly).
+        const again = await store.tasks.createOrFind({ ...task, id: `${task.id}_again` }, { message: 'again' });
+        assert.deepEqual([again.task.id, again.created], [task.id, false]);
+      }
+    });
+
     test('batches commit side by side up to the store’s lanes; a create arriving with every lane busy waits for the next batch', async () => {
       const { store } = await open();
       const before = store.groupCommit;
