@@ -106,7 +106,7 @@ for (const kind of STORE_KINDS) {
         }),
       );
       const outcomes = await Promise.all(
-        tasks.map((task) => store.tasks.createOrFind(task, { message: task.statusMessage!, data: task.input })),
+        tasks.map((task) => store.tasks.createOrFind(task, { message: task.statusMessage, data: task.input })),
       );
       assert.deepEqual(
         outcomes.map((o) => o.created),
