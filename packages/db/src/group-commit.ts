@@ -44,10 +44,7 @@ export class GroupCommit<T, R> {
   constructor(
     private readonly commitBatch: (items: T[]) => Promise<BatchOutcome<R>[]>,
     private readonly inFlight = 1,
-  ) {
-    if (!Number.isInteger(inFlight) || inFlight < 1)
-      throw new RangeError(`inFlight must be a whole number ≥ 1, not ${inFlight}`);
-  }
+  ) {}
 
   /** Resolves once the transaction holding `item` has committed (or rejects with why it was refused). */
   submit(item: T): Promise<R> {

@@ -41,8 +41,10 @@ const INPUT_WORK = { owner: sql`i.owner`, kind: sql`i.kind`, dedupeKey: sql`i.de
 
 /**
  * `input` holds the creates (with `n`, their place in the batch); `existing`, the open duplicate of
- * each, if any (a lookup per create on the owner's index, LATERAL so no plan scans the table); `ins`, the rows of the rest, stamped by the database's clock. The result has one row
- * per create: its place, whether this statement created it, and the task's columns.
+ * each, if any (a lookup per create on the owner's index: LATERAL, so no plan scans the table);
+ * `ins`, the rows of the rest, stamped by the database's clock. The result has one row per create:
+ * its place, whether this statement created it, and the task's columns. `sig` (a plain SELECT) runs
+ * only when read, so the created rows' branch reads its count.
  */
 const createTasks = (array: (name: ArrayName) => SQLWrapper): SQL => {
   const unnest = sql.join(
