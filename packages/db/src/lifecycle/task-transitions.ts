@@ -151,6 +151,13 @@ export interface TaskSet {
   startedAt?: SQL;
 }
 
+/** The columns the create's duplicate test reads besides the state's. */
+export interface TaskWorkColumns {
+  owner: SQLWrapper;
+  kind: SQLWrapper;
+  dedupeKey: SQLWrapper;
+}
+
 /** The work a create asks for: an open task with all three the same is its duplicate. */
 export interface TaskWork {
   owner: SQLWrapper | string;
@@ -164,13 +171,6 @@ export interface TaskWork {
  */
 export const openDuplicateWhere = (t: TaskColumns & TaskWorkColumns, work: TaskWork, now: StoreNow): SQL =>
   sql`${t.owner} = ${work.owner} and ${t.kind} = ${work.kind} and ${t.dedupeKey} = ${work.dedupeKey} and ${openRows(t, now)}`;
-
-/** The columns the create's duplicate test reads besides the state's. */
-export interface TaskWorkColumns {
-  owner: SQLWrapper;
-  kind: SQLWrapper;
-  dedupeKey: SQLWrapper;
-}
 
 /** The guard `owned`: this attempt of this claimant, working and live, its lease held or lapsed. */
 export const ownedBy = (f: AttemptFence, t: TaskColumns, now: StoreNow): SQL =>
