@@ -23,7 +23,11 @@ export function thirds(samples: Sample[], trafficSeconds: number): [Sample[], Sa
   ];
 }
 
-export function checkRss(samples: Sample[], trafficSeconds: number): { slopeMbPerMin: number; result: CheckResult } {
+export function checkRss(
+  samples: Sample[],
+  trafficSeconds: number,
+  tolerance = RSS_TOLERANCE,
+): { slopeMbPerMin: number; result: CheckResult } {
   const [, middle, last] = thirds(samples, trafficSeconds);
   const after = [...middle, ...last];
   const slopeMbPerMin = slope(after.map((s) => [s.t / 60, s.rssMb]));
@@ -35,8 +39,8 @@ export function checkRss(samples: Sample[], trafficSeconds: number): { slopeMbPe
     slopeMbPerMin,
     result: check(
       'RSS flat after warm-up',
-      l <= m * (1 + RSS_TOLERANCE),
-      `mean ${m.toFixed(0)} MB (middle third) → ${l.toFixed(0)} MB (last third), ${pct(l / m - 1)} (limit +${RSS_TOLERANCE * 100} %); slope ${slopeMbPerMin.toFixed(2)} MB/min`,
+      l <= m * (1 + tolerance),
+      `mean ${m.toFixed(0)} MB (middle third) → ${l.toFixed(0)} MB (last third), ${pct(l / m - 1)} (limit +${Math.round(tolerance * 100)} %); slope ${slopeMbPerMin.toFixed(2)} MB/min`,
     ),
   };
 }

@@ -91,7 +91,7 @@ export async function runSoak(options: Partial<SoakOptions> = {}): Promise<SoakO
     const metrics = await scrapeMetrics(baseUrl);
     const tasks = await checkTasks(site.databasePath, server.mcpUrl, ledger);
     const bookings = checkBookings(site.databasePath, initial, editor.edits);
-    const rss = checkRss(sampler.samples, trafficMs / 1000);
+    const rss = checkRss(sampler.samples, trafficMs / 1000, o.rssTolerance);
     const checks = [
       check(
         'server stayed up',

@@ -18,6 +18,12 @@ export interface SoakOptions {
   editEveryMs: number;
   /** Mean pause between the operator's REST cancellations. */
   operatorEveryMs: number;
+  /**
+   * How far the last third's mean RSS may exceed the middle third's (default RSS_TOLERANCE, 15 %).
+   * A run of seconds has thirds of a few seconds, where one step of the allocator or the JIT is a
+   * larger share than in the 10-minute soak.
+   */
+  rssTolerance?: number;
   /** Progress lines on stderr while running. */
   onProgress?: (line: string) => void;
 }
