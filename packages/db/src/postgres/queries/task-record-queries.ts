@@ -21,8 +21,10 @@ type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
  * revert's "already reverted"). Across nodes, as SQLite's write lock does on one host. A batch of
  * creates (group commit) takes all its locks first, every transaction in one global order (owner
  * locks, then dedupe locks, each by key), so two transactions never wait on each other in a cycle.
- * Creates with no limits to check (`admit`) count nothing, so they skip the owner lock: batches of
- * one owner's creates then commit side by side, each waiting only for a batch with the same work.
+ * A batch in which no create has limits to check (`admit`) counts nothing, so it skips the owner
+ * locks (#commitPlainCreates): such batches of one owner's creates commit side by side, each waiting
+ * only for a batch with the same work. lockCreates (a create of its own, or a batch with limits)
+ * still locks every owner in it.
  */
 export async function lockCreates(tx: PgDb, creates: { owner: string; dedupeKey: string }[]): Promise<void> {
   const [classes, keys] = lockCreatesValues(creates, { owners: true });
