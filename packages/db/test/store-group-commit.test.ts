@@ -184,6 +184,57 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.tasks.get('tsk_late'))?.status, 'working');
     });
 
+    // On SQLite every write waits for the one open transaction; the owner lock is PostgreSQL's.
+    if (kind.name === 'postgres')
+      test('only a create with limits locks its owner: a limited create of that owner waits, one without limits does not', async () => {
+        const { store } = await open();
+        const owner = 'owner-shared';
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let admitted!: () => void;
+        const holding = new Promise<void>((resolve) => (admitted = resolve));
+        // A limited create whose admit waits: its batch's transaction holds the owner's lock.
+        const holder = store.tasks.createOrFind(
+          newTask({ id: 'tsk_holder', owner, dedupeKey: 'holder' }),
+          { message: 'Queued' },
+          async () => {
+            admitted();
+            await held;
+          },
+        );
+        await holding;
+        // Without limits, the same owner, other work: through the other lane, and inside a caller's
+        // transaction; neither waits for the holder.
+        const plain = await store.tasks.createOrFind(newTask({ id: 'tsk_plain', owner, dedupeKey: 'plain' }), {
+          message: 'Queued',
+        });
+        const inCallerTx = await store.transaction((tx) =>
+          tx.tasks.createOrFind(newTask({ id: 'tsk_in_tx', owner, dedupeKey: 'in-tx' }), { message: 'Queued' }),
+        );
+        assert.deepEqual([plain.created, inCallerTx.created], [true, true]);
+        // With limits, the same owner, other work: its count must see the holder, so it waits.
+        let countedWhileHeld: number | undefined;
+        let counted: number | undefined;
+        let released = false;
+        const limited = store.tasks.createOrFind(
+          newTask({ id: 'tsk_limited', owner, dedupeKey: 'limited' }),
+          { message: 'Queued' },
+          async (tx) => {
+            const n = await tx.principals.activeTaskCount(owner);
+            if (released) counted = n;
+            else countedWhileHeld = n;
+          },
+        );
+        // Time for the free lane to have run it (several round trips), had it not waited.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        assert.equal(countedWhileHeld, undefined, 'not counted while the holder has the owner lock');
+        released = true;
+        release();
+        assert.equal((await holder).created, true);
+        assert.equal((await limited).created, true);
+        assert.equal(counted, 3, 'counted the holder and both creates without limits');
+      });
+
     test('a create that fails its commit is refused, and the next batch commits', async () => {
       const { store } = await open();
       const taken = newTask({ id: 'tsk_taken' });

@@ -191,10 +191,7 @@ export class PostgresStore implements Store {
     try {
       if (batch.every((c) => !c.admit)) return await this.#commitPlainCreates(batch);
       return await this.#db.transaction(async (tx) => {
-        await lockCreates(
-          tx,
-          batch.map((c) => c.task),
-        );
+        await lockCreates(tx, batch);
         const outcomes: BatchOutcome<CreateOutcome>[] = [];
         for (const { task, event, admit } of batch) {
           if (!admit) {
@@ -235,10 +232,7 @@ export class PostgresStore implements Store {
       await client.query({
         name: 'reflow_lock_creates',
         text: LOCK_CREATES_TEXT,
-        values: lockCreatesValues(
-          batch.map((c) => c.task),
-          { owners: false },
-        ),
+        values: lockCreatesValues(batch),
       });
       const outcomes = await writeCreates(batch, async (round) => {
         const { rows } = await client.query<Record<string, unknown>>({

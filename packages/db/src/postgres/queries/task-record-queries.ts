@@ -16,18 +16,17 @@ type CreateOutcome = Awaited<ReturnType<TaskStore['createOrFind']>>;
 
 /**
  * READ COMMITTED lets two transactions both see "no such task" and both insert. So a create first
- * takes transaction locks on its owner and on its dedupe key: creates of the same owner, and of the
- * same work, take turns, and `admit` counts what every earlier one committed (the per-owner limits, a
- * revert's "already reverted"). Across nodes, as SQLite's write lock does on one host. A batch of
- * creates (group commit) takes all its locks first, every transaction in one global order (owner
- * locks, then dedupe locks, each by key), so two transactions never wait on each other in a cycle.
- * A batch in which no create has limits to check (`admit`) counts nothing, so it skips the owner
- * locks (#commitPlainCreates): such batches of one owner's creates commit side by side, each waiting
- * only for a batch with the same work. lockCreates (a create of its own, or a batch with limits)
- * still locks every owner in it.
+ * takes a transaction lock on its dedupe key: creates of the same work take turns, and the later one
+ * finds the earlier one's row. A create with limits to check (`admit`) also locks its owner: `admit`
+ * counts the owner's tasks, so creates of one owner with limits take turns and each counts what every
+ * earlier one committed (the per-owner limits, a revert's "already reverted"). Across nodes, as
+ * SQLite's write lock does on one host. A create without limits counts nothing and takes no owner
+ * lock, so such creates of one owner commit side by side. A batch of creates (group commit) takes all
+ * its locks first, every transaction in one global order (owner locks, then dedupe locks, each by
+ * key), so two transactions never wait on each other in a cycle.
  */
-export async function lockCreates(tx: PgDb, creates: { owner: string; dedupeKey: string }[]): Promise<void> {
-  const [classes, keys] = lockCreatesValues(creates, { owners: true });
+export async function lockCreates(tx: PgDb, creates: LockedCreate[]): Promise<void> {
+  const [classes, keys] = lockCreatesValues(creates);
   await tx.execute(
     sql`${sql.raw(LOCK_CREATES_HEAD)}${sql.param(classes)}::int[], ${sql.param(keys)}::text[]${sql.raw(LOCK_CREATES_TAIL)}`,
   );
@@ -39,13 +38,16 @@ const LOCK_CREATES_TAIL = ') as l(c, key) order by c, k) as ordered';
 /** lockCreates as a named statement's text: its values are lockCreatesValues(creates). */
 export const LOCK_CREATES_TEXT = `${LOCK_CREATES_HEAD}$1::int[], $2::text[]${LOCK_CREATES_TAIL}`;
 
-/** The lock classes and keys of a batch's creates: each owner (when `owners`), then each dedupe key, once. */
-export function lockCreatesValues(
-  creates: { owner: string; dedupeKey: string }[],
-  { owners: lockOwners }: { owners: boolean },
-): [number[], string[]] {
-  const owners = lockOwners ? [...new Set(creates.map((c) => c.owner))].sort() : [];
-  const keys = [...new Set(creates.map((c) => c.dedupeKey))].sort();
+/** A create as its locks see it: its owner and work, and whether it has limits to check. */
+export interface LockedCreate {
+  task: { owner: string; dedupeKey: string };
+  admit?: unknown;
+}
+
+/** The lock classes and keys of a batch's creates: the owner of each create with limits, then each dedupe key, once. */
+export function lockCreatesValues(creates: LockedCreate[]): [number[], string[]] {
+  const owners = [...new Set(creates.filter((c) => c.admit).map((c) => c.task.owner))].sort();
+  const keys = [...new Set(creates.map((c) => c.task.dedupeKey))].sort();
   return [
     [...owners.map(() => LOCK_CLASS.owner), ...keys.map(() => LOCK_CLASS.dedupe)],
     [...owners, ...keys],
@@ -120,7 +122,7 @@ export function taskRecordQueries(db: PgDb, bind: (tx: PgDb) => StoreQueries): R
     // A create in a transaction of its own (inside a caller's transaction: a savepoint of it).
     createOrFind: (task, event, admit) =>
       db.transaction(async (tx) => {
-        await lockCreates(tx, [task]);
+        await lockCreates(tx, [{ task, admit }]);
         return createLocked(tx, task, event, admit && (() => admit(bind(tx))));
       }),
 
