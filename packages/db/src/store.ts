@@ -138,6 +138,13 @@ export interface SiteStore {
   /** Which of `ids` name no room, in the order given: every reflow_month create checks its offline rooms. */
   unknownRooms(ids: string[]): Promise<string[]>;
   bookingCount(): Promise<number>;
+  /**
+   * Inside a transaction: makes it the one import of the site until it ends (PostgreSQL: a lock every
+   * import takes first; SQLite's write lock already does it). What it reads next is the site as the
+   * last import left it, so "is there a site already" and the next generation are judged on that.
+   */
+  lockForImport(): Promise<void>;
+  /** Writes the site (with `replace`, in place of the one there, as the next generation); takes lockForImport's lock itself. */
   writeSite(data: SiteData, replace: boolean): Promise<void>;
 }
 

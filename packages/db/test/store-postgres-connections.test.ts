@@ -1,7 +1,7 @@
 // PostgreSQL connections under trouble: every connection carries statement, lock and
 // idle-in-transaction timeouts; a full pool is reported as exhausted (not as the database away) and
-// counted; an import and an apply take turns over the site's generation, in either order; the LISTEN
-// connection reconnects once, however many errors its dropped client emits.
+// counted; an import and an apply take turns over the site's generation, in either order, and so do
+// two imports; the LISTEN connection reconnects once, however many errors its dropped client emits.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, test } from 'node:test';
@@ -150,6 +150,41 @@ test('an import waits for an apply that read the generation under its lock', asy
   });
   await imported;
   assert.equal((await store.site.getSite())?.generation, 2);
+});
+
+test('two imports at once take turns: the second replaces the first one’s site, as the next generation', async () => {
+  const { store, second } = await open();
+  const importer = await second();
+  let secondDone = false;
+  let secondImport: Promise<void> | undefined;
+  await store.transaction(async (tx) => {
+    await tx.site.writeSite(smallSite(), true);
+    // The first import has deleted and rewritten the site row, not yet committed.
+    secondImport = importer.site.writeSite(smallSite(), true).then(() => void (secondDone = true));
+    await sleep(300);
+    assert.equal(secondDone, false, 'the second import waits for the first');
+  });
+  await secondImport;
+  // Not 1: the second import judged the generation on the site the first one committed.
+  assert.equal((await store.site.getSite())?.generation, 3);
+});
+
+test('a transaction that took the import lock sees the site an import committed while it waited', async () => {
+  const { store, second } = await open();
+  const other = await second();
+  let seen: number | undefined;
+  let checking: Promise<void> | undefined;
+  await store.transaction(async (tx) => {
+    await tx.site.writeSite(smallSite(), true);
+    checking = other.transaction(async (otherTx) => {
+      await otherTx.site.lockForImport();
+      seen = (await otherTx.site.getSite())?.generation;
+    });
+    await sleep(300);
+    assert.equal(seen, undefined, 'it waits for the import');
+  });
+  await checking;
+  assert.equal(seen, 2, 'then reads the new site (an import without --replace is refused: RFL_SITE_EXISTS)');
 });
 
 test('an apply that reads the generation while an import is writing waits for it, then sees the new generation', async () => {

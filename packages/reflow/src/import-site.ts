@@ -101,6 +101,8 @@ export async function importSite(
 ): Promise<ImportSummary> {
   const data = validateSiteFile(raw);
   await store.transaction(async (tx) => {
+    // Another import committing meanwhile is seen here (a site now there), not missed.
+    await tx.site.lockForImport();
     if (!options.replace && ((await tx.site.getSite()) || (await tx.site.bookingCount()) > 0))
       throw new ReflowInputError('RFL_SITE_EXISTS', 'The database already holds a site; pass --replace to replace it');
     await tx.site.writeSite(data, options.replace ?? false);

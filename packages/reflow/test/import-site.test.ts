@@ -101,3 +101,14 @@ test('--replace swaps the site in one transaction', async () => {
   await importSite(file, store, { replace: true });
   assert.equal(await store.site.bookingCount(), 10);
 });
+
+test('two replacing imports at once, through two stores (two nodes), each write the next generation', async () => {
+  const other = await opened.another();
+  // Read from the database itself: a PostgreSQL node's cached site hears of another node's import a moment later.
+  const generation = async () =>
+    ((await opened.sql.all('SELECT generation FROM site')) as { generation: number }[])[0].generation;
+  const before = await generation();
+  await Promise.all([importSite(demo, store, { replace: true }), importSite(demo, other, { replace: true })]);
+  assert.equal(await generation(), before + 2);
+  assert.equal(await store.site.bookingCount(), demo.bookings.length);
+});

@@ -14,7 +14,13 @@ export type PgDb = PgDatabase<NodePgQueryResultHKT, typeof schema>;
 export const NOW_MS = sql<number>`floor(extract(epoch from statement_timestamp()) * 1000)::bigint`;
 
 /** Transaction-scoped advisory lock classes (the two-key form), so the kinds of lock never collide. */
-export const LOCK_CLASS = { migrate: 7_160_001, scope: 7_160_002, owner: 7_160_003, dedupe: 7_160_004 } as const;
+export const LOCK_CLASS = {
+  migrate: 7_160_001,
+  scope: 7_160_002,
+  owner: 7_160_003,
+  dedupe: 7_160_004,
+  siteImport: 7_160_005,
+} as const;
 
 /** The one channel every store signal is sent on; the payload is `signal:taskId`. */
 export const SIGNAL_CHANNEL = 'reflow_store_signals';

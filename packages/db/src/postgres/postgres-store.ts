@@ -301,6 +301,7 @@ export class PostgresStore implements Store {
       await migrateInTransaction(tx, this.location);
       if (!options.seed) return { seeded: false };
       const site = siteQueries(tx);
+      await site.lockForImport();
       if (await site.getSite()) return { seeded: false };
       await site.writeSite(options.seed(), false);
       return { seeded: true };

@@ -1,7 +1,7 @@
 // The site, its rooms and bookings as a whole (as queries/site-queries.ts).
 import { asc, inArray, sql } from 'drizzle-orm';
 import type { SiteStore } from '../../store.ts';
-import { SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
+import { LOCK_CLASS, SIGNAL_CHANNEL, type PgDb } from '../pg-db.ts';
 import { bookings, reflowMoves, reflowUnresolved, rooms, series, site } from '../schema/index.ts';
 import { countAll, first } from './task-sql.ts';
 
@@ -10,6 +10,15 @@ const CHUNK = 1000;
 
 async function insertChunked<T>(rows: T[], insert: (chunk: T[]) => Promise<unknown>): Promise<void> {
   for (let i = 0; i < rows.length; i += CHUNK) await insert(rows.slice(i, i + CHUNK));
+}
+
+/**
+ * Imports take turns on this lock before they read anything. A row lock alone is not enough: an
+ * import waiting on the site row `FOR UPDATE` while another replaces it finds the row deleted, and
+ * would judge "no site" (generation 1, or a first import's key clash) on a snapshot without the new one.
+ */
+async function lockForImport(db: PgDb): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(${LOCK_CLASS.siteImport}, 0)`);
 }
 
 export function siteQueries(db: PgDb): SiteStore {
@@ -39,11 +48,17 @@ export function siteQueries(db: PgDb): SiteStore {
       return ids.filter((id) => !known.has(id));
     },
 
+    lockForImport: () => lockForImport(db),
+
     bookingCount: async () => (await db.select({ n: countAll }).from(bookings))[0].n,
 
-    /** One transaction; the site row is locked first, so two imports at once take turns over the generation. */
+    /**
+     * One transaction. The import lock first, so two imports at once take turns over the generation;
+     * then the site row `FOR UPDATE`, so the import waits for every apply that read it `FOR SHARE`.
+     */
     writeSite: (data, replace) =>
       db.transaction(async (tx) => {
+        await lockForImport(tx);
         const previous = first(await tx.select({ generation: site.generation }).from(site).for('update'));
         if (replace) {
           await tx.delete(reflowMoves);
