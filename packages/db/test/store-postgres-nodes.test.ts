@@ -1,11 +1,11 @@
 // What only PostgreSQL has: several nodes (store instances, each with its own pool) on one database
 // at once. Overlapping scopes are never held together wherever they are claimed, no task is claimed
-// twice, creates deduplicate and count limits across nodes, two nodes migrate one fresh database
+// twice, creates deduplicate and count limits across nodes (the same work by two owners takes turns), two nodes migrate one fresh database
 // together, signals reach another node and survive a dropped LISTEN connection.
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { openPostgresStore, type PostgresStore, type TaskRow } from '../src/index.ts';
+import { openPostgresStore, type PostgresStore, type StoreQueries, type TaskRow } from '../src/index.ts';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
 import { newTask, postgresKind, sleep, smallSite, type OpenedStore } from './store-harness.ts';
 
@@ -116,6 +116,42 @@ describe('PostgreSQL store across nodes', () => {
     );
     assert.equal(admitted.filter((r) => r.status === 'fulfilled').length, limit);
     assert.equal(await store.principals.activeTaskCount('carol'), limit);
+  });
+
+  test('creates of the same work by two owners on two nodes take turns: the later one’s admit counts the earlier', async () => {
+    const { store, second } = await open();
+    const other = await second();
+    // As a revert of one reflow asked by its owner and by an operator at once: one dedupe key, two
+    // owners, and an admit that refuses when the work is already there.
+    const work = 'revert-of-tsk_one';
+    let firstAdmitting!: () => void;
+    const admitting = new Promise<void>((resolve) => (firstAdmitting = resolve));
+    const counted: number[] = [];
+    const admitOnce = (onCounted?: () => Promise<void>) => async (tx: StoreQueries) => {
+      const n = await tx.taskList.countLiveByDedupeKey(work, ['working', 'input_required', 'completed']);
+      counted.push(n);
+      await onCounted?.();
+      if (n > 0) throw new Error('already there');
+    };
+    const byOwner = store.tasks.createOrFind(
+      newTask({ id: 'tsk_by_owner', owner: 'client-a', dedupeKey: work }),
+      { message: 'Queued' },
+      admitOnce(async () => {
+        firstAdmitting();
+        await sleep(200);
+      }),
+    );
+    await admitting;
+    const byOperator = other.tasks.createOrFind(
+      newTask({ id: 'tsk_by_operator', owner: 'operator', dedupeKey: work }),
+      { message: 'Queued' },
+      admitOnce(),
+    );
+    const [owner, operator] = await Promise.allSettled([byOwner, byOperator]);
+    assert.equal(owner.status, 'fulfilled');
+    assert.equal(operator.status, 'rejected', 'the later create counted the earlier one and refused');
+    assert.deepEqual(counted, [0, 1]);
+    assert.equal(await store.tasks.get('tsk_by_operator'), undefined);
   });
 
   test('two nodes migrating one fresh database at once: one migrates and seeds, the other finds it done', async () => {

@@ -200,7 +200,7 @@ export class TaskEngine {
     const handler = this.#handlers.get(request.kind);
     if (!handler) throw new Error(`No handler for task kind ${request.kind}`);
     if (this.#stopping) throw new Error('The server is shutting down and accepts no new tasks');
-    const key = dedupeKey(request.kind, request.input);
+    const key = dedupeKey(request.kind, request.sameWorkAs ?? request.input);
     const message = handler.describe?.(request.input) ?? `Queued ${request.kind}`;
     const scope = await handler.scope?.(request.input);
     const result = await this.store.tasks.createOrFind(

@@ -91,6 +91,12 @@ export interface CreateTaskRequest {
   owner: string;
   kind: string;
   input: unknown;
+  /**
+   * What makes two requests the same work, when not the whole input (the dedupe key is made from it).
+   * Creates of the same work take turns, across nodes too: two forms of one piece of work that must
+   * not both run (a revert waiting for approval, and one that does not) share it.
+   */
+  sameWorkAs?: unknown;
   ttlMs?: number;
   /**
    * Called only when a new task would be written (not for a duplicate of running work), inside the

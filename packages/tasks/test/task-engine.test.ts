@@ -43,6 +43,20 @@ test('create is durable, dedupes identical work per owner, and completes', async
   assert.equal(again.created, false);
   assert.equal(again.task.id, a.task.id);
   assert.equal((await engine.create({ owner: 'bob', kind: 'echo', input: { value: 21 } })).created, true);
+  // Two forms of one piece of work (a field that is not part of it): the same work when `sameWorkAs` says so.
+  const form = (approval: boolean) => ({
+    owner: 'alice',
+    kind: 'echo',
+    input: { value: 7, approval },
+    sameWorkAs: { value: 7 },
+  });
+  const plain = await engine.create(form(false));
+  const other = await engine.create(form(true));
+  assert.deepEqual([plain.created, other.created, other.task.id], [true, false, plain.task.id]);
+  assert.equal(
+    plain.task.dedupeKey,
+    (await engine.create({ owner: 'carol', kind: 'echo', input: { value: 7 } })).task.dedupeKey,
+  );
   // An engine not yet started claims nothing on its own: no attempt began during the checks above.
   const waiting = await engine.get(a.task.id);
   assert.deepEqual([waiting?.attempt, waiting?.claimedBy], [0, null]);

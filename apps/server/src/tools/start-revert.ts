@@ -54,12 +54,16 @@ export async function startRevert(
   // One approval policy for every tool that moves bookings: a client's revert waits like its reflow.
   const waits = services.approval === 'operator' && caller.role === 'client';
   const asked: RevertInput = waits ? { ...input, operatorApproval: true } : input;
-  // Either form of this revert (waiting for an operator or not) counts as the reflow's revert.
+  // Either form of this revert (waiting for an operator or not) is the same work: one dedupe key, so
+  // an owner's and an operator's revert of one reflow take turns on its lock, across nodes too, and
+  // the later one counts the earlier. The waiting form's own key is counted too: reverts created
+  // before the forms shared one carry it.
   const keys = [dedupeKey(REVERT_KIND, input), dedupeKey(REVERT_KIND, { ...input, operatorApproval: true })];
   const { task } = await engine.create({
     owner: caller.id,
     kind: REVERT_KIND,
     input: asked,
+    sameWorkAs: input,
     admit: async (tx) => {
       for (const key of keys)
         if ((await tx.taskList.countLiveByDedupeKey(key, ['working', 'input_required', 'completed'])) > 0)

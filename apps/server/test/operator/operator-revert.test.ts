@@ -114,6 +114,9 @@ test('revert_reflow over MCP: the reflow’s owner (a client) reverts it as a ta
   assert.equal(call.body.result?.resultType, 'task', JSON.stringify(call.body));
   // APPROVAL=operator: a client's revert moves bookings, so it waits for an operator as its reflow did.
   await waitUntilAwaitingOperator(s.mcpUrl, call.body.result.taskId);
+  // The other form of the same revert (an operator's, which does not wait) is the same work: refused.
+  const byOperator = await api(s.url, 'POST', `/api/tasks/${taskId}/revert`);
+  assert.equal(byOperator.body.code, 'RFL_ALREADY_REVERTED', JSON.stringify(byOperator.body));
   await api(s.url, 'POST', `/api/tasks/${call.body.result.taskId}/approve`, {});
   const done = await finished(call.body.result.taskId, AGENT);
   assert.equal(done.status, 'completed', JSON.stringify(done));
