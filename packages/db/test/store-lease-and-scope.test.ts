@@ -4,6 +4,7 @@
 // scopes are held at once. Each interleaving is forced with short leases on the store's own clock.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import pg from 'pg';
 import { StaleAttemptError, type Store, type TaskRow } from '../src/index.ts';
 import { STORE_KINDS, opener, newTask, sleep } from './store-harness.ts';
 
@@ -141,6 +142,67 @@ for (const kind of STORE_KINDS) {
       await assert.rejects(apply, StaleAttemptError);
       assert.equal((await store.tasks.get(a.id))?.status, 'working', 'the late apply rolled back');
       assert.equal((await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))?.id, b.id);
+    });
+
+    test('a renewal in flight as its lease runs out still holds the scope: an overlapping claim on another node does not take it', async (t) => {
+      if (kind.name !== 'postgres')
+        return t.skip('SQLite: one write at a time, so no write is in flight while a claim checks');
+      const { store, second, url } = await open();
+      const other = await second();
+      const a = await scoped(store, 10, 14);
+      const b = await scoped(store, 13, 16);
+      const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      assert.equal(claimedA.id, a.id);
+      const renewal = new pg.Client({ connectionString: url });
+      await renewal.connect();
+      try {
+        // A's renewal, judged while its lease held, its commit not yet visible.
+        await renewal.query('BEGIN');
+        await renewal.query('UPDATE tasks SET lease_expires_at = lease_expires_at + 60000 WHERE id = $1', [a.id]);
+        await lapse();
+        // In the claim's snapshot a's lease has lapsed; the row being written says it may not have.
+        assert.equal(await other.tasks.claimNext('node-2', 30_000), undefined, `${b.id} overlaps a, being renewed`);
+        await renewal.query('COMMIT');
+        assert.equal(await other.tasks.claimNext('node-2', 30_000), undefined, 'a holds its lease again');
+        assert.equal(await store.tasks.renewLease(fenceOf(claimedA), 30_000), true);
+      } finally {
+        await renewal.end();
+      }
+    });
+
+    test('a renewal or a park that waited past its lease for an overlapping claim’s check is refused', async (t) => {
+      if (kind.name !== 'postgres') return t.skip('SQLite: one write at a time, so no write waits on a claim’s check');
+      const { store, url } = await open();
+      const claim = new pg.Client({ connectionString: url });
+      await claim.connect();
+      try {
+        const given: string[] = [];
+        for (const write of ['renew', 'park'] as const) {
+          const task = await scoped(store, 20, 24, { id: `tsk_waits_${write}` });
+          // Not the task given back by the round before (listed as the caller's own, so skipped).
+          const claimed = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS, given))!;
+          assert.equal(claimed.id, task.id);
+          // An overlapping claim on another node checks this holder (its row locked FOR SHARE) ...
+          await claim.query('BEGIN');
+          await claim.query('SELECT id FROM tasks WHERE id = $1 FOR SHARE', [task.id]);
+          // ... while the holder writes, its lease still holding when the write starts ...
+          const written =
+            write === 'renew'
+              ? store.tasks.renewLease(fenceOf(claimed), 30_000)
+              : store.inputs.park(fenceOf(claimed), { requests: { q: 1 }, state: null, message: 'ask' }).then(
+                  () => true,
+                  (error: unknown) => (error instanceof StaleAttemptError ? false : Promise.reject(error)),
+                );
+          await lapse();
+          // ... and the check ends after the lease ran out: the claim judged it lapsed, so the write may not hold it.
+          await claim.query('COMMIT');
+          assert.equal(await written, false, `the ${write} is judged when it has the row, after the lease ran out`);
+          assert.ok(await store.tasks.release(fenceOf(claimed), 'test done'));
+          given.push(task.id);
+        }
+      } finally {
+        await claim.end();
+      }
     });
 
     test('a give-up is judged again in its write: a last attempt that resumed its lease keeps the task', async () => {

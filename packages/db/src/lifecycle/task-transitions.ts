@@ -204,15 +204,20 @@ export function inIdSet(id: SQLWrapper, ids: IdSet): SQL {
  * A live holder of a scope overlapping [start, end) under `key` other than `self`, among the rows of
  * `holder` (an alias of tasks): a claim whose lease holds (or that the caller runs itself, `running`),
  * a task held for a party, or one parked for input (an approval still owns its plan for those days).
+ * `lapseConfirmed`, where a dialect's writes can be in flight while the test runs (PostgreSQL:
+ * lease-edge.ts), says whether a claim whose lease lapsed in the test's snapshot has lapsed for sure;
+ * one not confirmed still holds.
  */
 export function scopeHeld(
   holder: TaskColumns,
   scope: { key: SQLWrapper | string; start: SQLWrapper | number; end: SQLWrapper | number; self: SQLWrapper | string },
   now: StoreNow,
   running: IdSet,
+  lapseConfirmed?: (holder: TaskColumns) => SQL,
 ): SQL {
   // Held and parked rows have no claim and hold until their TTL; a claim holds while its lease does.
-  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${liveRows(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)})))`;
+  const unconfirmed = lapseConfirmed ? sql` or not ${lapseConfirmed(holder)}` : sql``;
+  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${liveRows(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)}${unconfirmed})))`;
 }
 
 /** The queue's candidates alone: what the `tasks_queued` index holds, live, attempts left. */

@@ -13,6 +13,12 @@ export type PgDb = PgDatabase<NodePgQueryResultHKT, typeof schema>;
  */
 export const NOW_MS = sql<number>`floor(extract(epoch from statement_timestamp()) * 1000)::bigint`;
 
+/**
+ * The database's clock when the expression is evaluated, not when the statement began: for a check
+ * made after the statement waited for a row lock (lease-edge.ts).
+ */
+export const CLOCK_NOW_MS = sql<number>`floor(extract(epoch from clock_timestamp()) * 1000)::bigint`;
+
 /** Transaction-scoped advisory lock classes (the two-key form), so the kinds of lock never collide. */
 export const LOCK_CLASS = {
   migrate: 7_160_001,

@@ -1,13 +1,14 @@
 // The input_required half of the lifecycle (as queries/input-queries.ts): park, read, answer.
 import { eq } from 'drizzle-orm';
 import { answeredEvent, nextRound, parkedEvent, takeAnswers } from '../../queries/input-answers.ts';
-import { answerSet, fencedBy, parkSet, waitingWhere } from '../../lifecycle/task-transitions.ts';
+import { answerSet, parkSet, waitingWhere } from '../../lifecycle/task-transitions.ts';
 import { StaleAttemptError } from '../../queries/task-rows.ts';
 import type { InputStore } from '../../store.ts';
 import { NOW_MS, type PgDb } from '../pg-db.ts';
 import { taskInputs, tasks } from '../schema/index.ts';
 import { first } from './task-sql.ts';
 import { applyTransition } from './task-transition.ts';
+import { fencedOnceLocked } from './lease-edge.ts';
 
 export function inputQueries(db: PgDb): InputStore {
   return {
@@ -24,7 +25,8 @@ export function inputQueries(db: PgDb): InputStore {
         const parked = await applyTransition(
           tx,
           parkSet(tasks, park.message, NOW_MS, park.awaiting),
-          fencedBy(fence, tasks, NOW_MS),
+          // Judged once it has the row (lease-edge.ts): a park that waited past its lease is refused.
+          fencedOnceLocked(fence),
           parkedEvent(park.message, pending, park.awaiting),
         );
         if (parked.length !== 1) throw new StaleAttemptError(fence);

@@ -20,11 +20,12 @@ import {
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
 import { StaleAttemptError } from '../../queries/task-rows.ts';
-import { NOW_MS, type PgDb } from '../pg-db.ts';
+import { CLOCK_NOW_MS, NOW_MS, type PgDb } from '../pg-db.ts';
 import { tasks } from '../schema/index.ts';
 import { dayLocks, lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
 import { countAll, first, namedStatement, taskRowFrom, type NamedStatement } from './task-sql.ts';
 import { applyTransition, setClause } from './task-transition.ts';
+import { fencedOnceLocked, lapseConfirmed } from './lease-edge.ts';
 import { rawTransaction } from '../raw-transaction.ts';
 
 type ClaimQueries = Pick<
@@ -163,6 +164,7 @@ const CLAIM = namedStatement(
         },
         NOW_MS,
         runningIds,
+        lapseConfirmed,
       )}))
       returning *),
     events as (insert into task_events (task_id, at, attempt, kind, message, data)
@@ -269,7 +271,7 @@ export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
           if (row.scopeKey !== null) {
             if (!(await tryLockScope(tx, row as ScopeRange))) return 'contended';
             const scope = { key: row.scopeKey, start: row.scopeStart!, end: row.scopeEnd!, self: fence.taskId };
-            scopeFreeNow = sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(holder, scope, NOW_MS, [])})`;
+            scopeFreeNow = sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(holder, scope, NOW_MS, [], lapseConfirmed)})`;
           }
           const resumed = await applyTransition(
             tx,
@@ -306,8 +308,9 @@ export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
       if (held.length !== 1) throw new StaleAttemptError(fence);
     },
 
+    /** Judged once it has the row (lease-edge.ts): a renewal that waited past its lease is refused. */
     renewLease: async (fence, leaseMs) =>
-      (await applyTransition(db, leaseSet(leaseMs, NOW_MS), fencedBy(fence, tasks, NOW_MS))).length === 1,
+      (await applyTransition(db, leaseSet(leaseMs, CLOCK_NOW_MS), fencedOnceLocked(fence))).length === 1,
 
     /** Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held). */
     release: async (fence, message, options = {}) =>
