@@ -89,6 +89,39 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.tasks.get(a.id))?.status, 'working');
     });
 
+    test('a lapsed holder cannot resume once an overlapping task was claimed meanwhile, even one that has finished since', async () => {
+      const { store, second } = await open();
+      const other = await second();
+      const a = await scoped(store, 10, 14);
+      const b = await scoped(store, 13, 16);
+      const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+      assert.equal(claimedA.id, a.id);
+      await lapse();
+      const claimedB = (await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))!;
+      assert.equal(claimedB.id, b.id);
+      // b applies and finishes: it holds no days any more, but it wrote to days a planned from.
+      await other.transaction(async (tx) => {
+        await tx.tasks.holdScope(fenceOf(claimedB));
+        await tx.tasks.finish(fenceOf(claimedB), { status: 'completed', result: '{}', message: 'b done' });
+      });
+      const fenceA = fenceOf(claimedA);
+      assert.equal(await store.tasks.resumeLease(fenceA, 30_000), false, 'b was claimed after a’s lease lapsed');
+      await assert.rejects(
+        store.transaction((tx) => tx.tasks.holdScope(fenceA)),
+        StaleAttemptError,
+      );
+      // A task claimed before a's claim (and done before it) does not stop a from resuming.
+      const c = await scoped(store, 30, 34);
+      const d = await scoped(store, 31, 35);
+      const claimedC = (await store.tasks.claimNext('node-1', 30_000, [], { takeOverLapsed: false }))!;
+      assert.equal(claimedC.id, c.id);
+      await store.tasks.finish(fenceOf(claimedC), { status: 'completed', result: '{}', message: 'c done' });
+      const claimedD = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS, [], { takeOverLapsed: false }))!;
+      assert.equal(claimedD.id, d.id);
+      await lapse();
+      assert.equal(await store.tasks.resumeLease(fenceOf(claimedD), 30_000), true, 'c ended before d was claimed');
+    });
+
     test('disjoint scopes are held at once by two nodes; an overlapping one waits', async () => {
       const { store, second } = await open();
       const other = await second();

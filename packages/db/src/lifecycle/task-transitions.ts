@@ -220,6 +220,28 @@ export function scopeHeld(
   return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${liveRows(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)}${unconfirmed})))`;
 }
 
+/** The columns of task_events a rule reads. */
+export interface EventColumns {
+  taskId: SQLWrapper;
+  kind: SQLWrapper;
+  at: SQLWrapper;
+}
+
+/**
+ * A task other than `self`, among the rows of `other` (an alias of tasks) with their events `event`,
+ * whose scope overlaps [start, end) under `key` and that was claimed at or after `since`. A lapsed
+ * holder may not resume after one (resumeLease, `since` its lease's end): that attempt may have
+ * written to the days its plan was made from, even if it has finished since and holds them no more.
+ */
+export function scopeClaimedSince(
+  other: TaskColumns,
+  event: EventColumns,
+  scope: { key: SQLWrapper | string; start: SQLWrapper | number; end: SQLWrapper | number; self: SQLWrapper | string },
+  since: SQLWrapper | number,
+): SQL {
+  return sql`${event.taskId} = ${other.id} and ${event.kind} = 'claimed' and ${event.at} >= ${since} and ${other.scopeKey} = ${scope.key} and ${other.scopeStart} < ${scope.end} and ${other.scopeEnd} > ${scope.start} and ${other.id} <> ${scope.self}`;
+}
+
 /** The queue's candidates alone: what the `tasks_queued` index holds, live, attempts left. */
 export const queuedCandidateWhere = (t: TaskColumns, now: StoreNow): SQL =>
   sql`${queuedRows(t)} and ${liveRows(t, now)} and ${t.attempt} < ${t.maxAttempts}`;

@@ -15,6 +15,7 @@ import {
   ownedBy,
   queuedCandidateWhere,
   releaseSet,
+  scopeClaimedSince,
   scopeHeld,
 } from '../lifecycle/task-transitions.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
@@ -22,6 +23,7 @@ import { StaleAttemptError, type TaskRow, type AttemptFence } from './task-rows.
 import { applyTransition } from './task-transition.ts';
 
 const holder = alias(tasks, 'holder');
+const other = alias(tasks, 'other');
 
 export function taskClaimQueries(db: Db, clock: () => number) {
   // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
@@ -132,14 +134,20 @@ export function taskClaimQueries(db: Db, clock: () => number) {
 
     /**
      * A lapsed holder asks for its lease again (to now + `leaseMs`): allowed while it still owns the
-     * attempt and no other task took an overlapping scope meanwhile (the claim's test). Costs no attempt.
+     * attempt, no other task holds an overlapping scope (the claim's test) and none was claimed since
+     * its lease lapsed. Costs no attempt.
      */
     resumeLease(fence: AttemptFence, leaseMs: number): boolean {
       const now = clock();
       return db.transaction(
         (tx) => {
           const row = tx
-            .select({ scopeKey: tasks.scopeKey, scopeStart: tasks.scopeStart, scopeEnd: tasks.scopeEnd })
+            .select({
+              scopeKey: tasks.scopeKey,
+              scopeStart: tasks.scopeStart,
+              scopeEnd: tasks.scopeEnd,
+              leaseExpiresAt: tasks.leaseExpiresAt,
+            })
             .from(tasks)
             .where(ownedBy(fence, tasks, now))
             .get();
@@ -151,6 +159,12 @@ export function taskClaimQueries(db: Db, clock: () => number) {
                 .select({ one: sql`1` })
                 .from(holder)
                 .where(scopeHeld(holder, scope, now, []))
+                .get() ||
+              tx
+                .select({ one: sql`1` })
+                .from(taskEvents)
+                .innerJoin(other, eq(other.id, taskEvents.taskId))
+                .where(scopeClaimedSince(other, taskEvents, scope, row.leaseExpiresAt!))
                 .get()
             )
               return false;

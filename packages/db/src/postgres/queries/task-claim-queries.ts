@@ -15,13 +15,14 @@ import {
   ownedBy,
   queuedCandidateWhere,
   releaseSet,
+  scopeClaimedSince,
   scopeHeld,
 } from '../../lifecycle/task-transitions.ts';
 import type { TaskRow } from '../../queries/task-rows.ts';
 import type { TaskStore } from '../../store.ts';
 import { StaleAttemptError } from '../../queries/task-rows.ts';
 import { CLOCK_NOW_MS, NOW_MS, type PgDb } from '../pg-db.ts';
-import { tasks } from '../schema/index.ts';
+import { taskEvents, tasks } from '../schema/index.ts';
 import { dayLocks, lockScope, tryLockScope, type ScopeRange } from './scope-locks.ts';
 import { countAll, first, namedStatement, taskRowFrom, type NamedStatement } from './task-sql.ts';
 import { applyTransition, setClause } from './task-transition.ts';
@@ -43,6 +44,7 @@ type ClaimQueries = Pick<
 >;
 
 const holder = alias(tasks, 'holder');
+const other = alias(tasks, 'other');
 /**
  * Candidates tried per claim, each locked only when tried (one row at a time, so a claim never
  * holds rows another node could take meanwhile): enough to step past ones whose scope is taken.
@@ -253,8 +255,9 @@ export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
 
     /**
      * A lapsed holder asks for its lease again: allowed while it still owns the attempt and, as for a
-     * claim (its day locks, then the overlap test in a new statement), no other task took an
-     * overlapping scope meanwhile. Costs no attempt: the attempt goes on.
+     * claim (its day locks, then the overlap test in a new statement), no other task holds an
+     * overlapping scope, and none was claimed since its lease lapsed (scopeClaimedSince: one that has
+     * finished since holds nothing, but may have written to its days). Costs no attempt.
      */
     resumeLease: async (fence, leaseMs) => {
       for (let round = 1; ; round++) {
@@ -271,7 +274,9 @@ export function taskClaimQueries(db: PgDb, pool: pg.Pool): ClaimQueries {
           if (row.scopeKey !== null) {
             if (!(await tryLockScope(tx, row as ScopeRange))) return 'contended';
             const scope = { key: row.scopeKey, start: row.scopeStart!, end: row.scopeEnd!, self: fence.taskId };
-            scopeFreeNow = sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(holder, scope, NOW_MS, [], lapseConfirmed)})`;
+            // No holder now, and none claimed since this lease (the row's own) lapsed.
+            scopeFreeNow = sql` and not exists (select 1 from ${tasks} as "holder" where ${scopeHeld(holder, scope, NOW_MS, [], lapseConfirmed)})
+              and not exists (select 1 from ${taskEvents} join ${tasks} as "other" on ${scopeClaimedSince(other, taskEvents, scope, tasks.leaseExpiresAt)})`;
           }
           const resumed = await applyTransition(
             tx,
