@@ -150,6 +150,18 @@ describe('APPROVAL=operator', () => {
     assert.ok(doc.paths['/api/tasks/{id}/approve'].post.responses['409']);
   });
 
+  test('a reflow cancelled while it waits: approving it is a 409 that says it is cancelled, and nothing moves', async () => {
+    const taskId = await startReflowAs(s.mcpUrl, AGENT, { from: '2026-09-07', to: '2026-09-09' });
+    await waitUntilAwaitingOperator(s.mcpUrl, taskId);
+    const before = await bookingsChecksum(s.databasePath);
+    assert.equal((await api(s.url, 'POST', `/api/tasks/${taskId}/cancel`)).status, 200);
+    const refused = await api(s.url, 'POST', `/api/tasks/${taskId}/approve`, {});
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.code, 'RFL_NOT_AWAITING_APPROVAL');
+    assert.match(refused.body.error, /it is cancelled/);
+    assert.equal(await bookingsChecksum(s.databasePath), before);
+  });
+
   test('dry runs and an operator’s own reflows do not wait; deciding them is a 409', async () => {
     const dry = await startReflowAs(s.mcpUrl, AGENT, { dry_run: true });
     assert.equal((await waitAsAgent(s.mcpUrl, dry)).status, 'completed');

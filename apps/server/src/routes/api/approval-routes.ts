@@ -34,12 +34,20 @@ export async function approvalRoutes(app: FastifyInstance, options: { services: 
       ...(reason ? { reason } : {}),
     });
     if (!decided) {
-      const now = (await engine.get(row.id)) ?? row;
-      const what = now.heldFor === OPERATOR ? 'being decided' : now.status;
+      const now = await engine.get(row.id);
+      // A cancel leaves held_for as it was: only a working task still held is being decided.
+      const what = !now
+        ? 'past its time-to-live'
+        : now.status === 'working' && now.heldFor === OPERATOR
+          ? 'being decided'
+          : now.status;
       throw new NotAwaitingApprovalError(row.id, what);
     }
     request.log.info({ kind: row.kind, decision, by }, `reflow ${decision} by an operator`);
-    return toTaskSummary((await engine.get(row.id))!);
+    // The decision is recorded; the task may have passed its TTL (and been swept) just after.
+    const after = await engine.get(row.id);
+    if (!after) throw new UnknownTaskError(row.id);
+    return toTaskSummary(after);
   };
 
   const route = (summary: string) => ({
