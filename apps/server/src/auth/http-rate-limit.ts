@@ -5,6 +5,22 @@ import type { TokenTable } from './token-table.ts';
 
 const LIMITED = /^\/(mcp|api)(\/|\?|$)/;
 
+/**
+ * The paths a hook that decides by path must judge a request by: the pattern of the route Fastify
+ * matched, and the path as its router reads the request target (an absolute-form target's origin
+ * dropped, the path ended at ? or #, percent-escapes of ASCII characters decoded). Never the raw
+ * request.url alone: Fastify routes `/%6Dcp`, `/mcp#x` and `http://host/mcp` to /mcp. The second
+ * covers a request no route matched (a 404), which has no pattern.
+ */
+export function routedPaths(request: FastifyRequest): string[] {
+  const path = request.url
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+    .split(/[?#]/, 1)[0]
+    .replace(/%([0-7][0-9a-f])/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  const route = request.routeOptions.url;
+  return route === undefined ? [path] : [route, path];
+}
+
 export const HttpRateLimitedError = createError<'RFL_HTTP_RATE_LIMITED', 429, [string, number, number]>(
   'RFL_HTTP_RATE_LIMITED',
   '%s sent more than %d requests in a minute; retry in %d s',
@@ -12,11 +28,12 @@ export const HttpRateLimitedError = createError<'RFL_HTTP_RATE_LIMITED', 429, [s
 );
 
 /**
- * Requests to /mcp and /api, per principal (its token, looked up as the auth hook does) or per IP
- * for a request without a valid token, counted on this node in one-minute windows
- * (@fastify/rate-limit). Task creation has its own cluster-wide limits in the database; this bounds
- * the plain request rate (polls, listings, refused calls). Runs before authentication, so a caller
- * trying tokens is limited by address. Off without tokens: such a server is reachable from loopback only.
+ * Requests to /mcp and /api, judged as routed (`/%61pi/nodes` counts as /api/nodes), per principal
+ * (its token, looked up as the auth hook does) or per IP for a request without a valid token,
+ * counted on this node in one-minute windows (@fastify/rate-limit). Task creation has its own
+ * cluster-wide limits in the database; this bounds the plain request rate (polls, listings, refused
+ * calls). Runs before authentication, so a caller trying tokens is limited by address. Off without
+ * tokens: such a server is reachable from loopback only.
  */
 export async function addHttpRateLimit(
   app: FastifyInstance,
@@ -35,7 +52,7 @@ export async function addHttpRateLimit(
       max: options.perMinute,
       timeWindow: 60_000,
       keyGenerator: keyOf,
-      allowList: (request) => !LIMITED.test(request.url),
+      allowList: (request) => !routedPaths(request).some((path) => LIMITED.test(path)),
       errorResponseBuilder: (request, context) =>
         new HttpRateLimitedError(keyOf(request), context.max, Math.max(1, Math.ceil(context.ttl / 1000))),
     }),

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { routedPaths } from './http-rate-limit.ts';
 
 /**
  * The console's policy: its own scripts, styles and API only (it sets element styles through the
@@ -20,14 +21,15 @@ const CONSOLE = /^\/(ui(\/|$|\?)|$|\?)/;
 
 /**
  * Headers on every answer: no MIME sniffing, no referrer (a console URL may name a task), and no
- * framing (X-Frame-Options for browsers without CSP frame-ancestors). The console gets its CSP
- * here; the docs page gets Swagger UI's own, with frame-ancestors 'none' (routes/docs.ts).
+ * framing (X-Frame-Options for browsers without CSP frame-ancestors). The console (/, /ui, /ui/…,
+ * judged as routed, so `/%75i/` too) gets its CSP here; the docs page gets Swagger UI's own, with
+ * frame-ancestors 'none' (routes/docs.ts).
  */
 export function addSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-frame-options', 'DENY');
-    if (CONSOLE.test(request.url)) reply.header('content-security-policy', CONSOLE_CSP);
+    if (routedPaths(request).some((path) => CONSOLE.test(path))) reply.header('content-security-policy', CONSOLE_CSP);
   });
 }

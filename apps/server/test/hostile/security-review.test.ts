@@ -266,6 +266,19 @@ test('5: the console and the docs page may not be framed or sniffed', async () =
   assert.doesNotMatch(ui, /unsafe-inline/);
 });
 
+test("5: a percent-encoded path to the console gets the console's policy: the header follows the route Fastify matched", async () => {
+  const plain = await fetch(`${s.url}/ui/`);
+  const policy = plain.headers.get('content-security-policy');
+  assert.match(policy ?? '', /frame-ancestors 'none'/);
+  // Fastify routes /%75i/ to the console's /ui/* route; whatever that route answers (@fastify/static
+  // 10 matches its prefix on the raw URL and says 404), the answer carries the console's policy.
+  for (const path of ['/%75i/', '/%75i/index.html', '/%75i/js/app.js']) {
+    const encoded = await fetch(`${s.url}${path}`);
+    assert.equal(encoded.headers.get('content-security-policy'), policy, path);
+    assert.equal(encoded.headers.get('x-frame-options'), 'DENY', path);
+  }
+});
+
 test('6: /metrics answers only a Host the server accepts, and with METRICS_TOKEN only the scraper', async () => {
   const metrics = `${s.url}/metrics`;
   const rebound = await rawGet(metrics, { host: 'evil.example', authorization: `Bearer ${METRICS_TOKEN}` });
@@ -319,6 +332,61 @@ test('7: /mcp and /api are rate limited per principal, and per address without a
     setTimeout(() => reject(new Error('the slow request was still open after 45 s')), 45_000).unref();
   });
   assert.match(closed, /^HTTP\/1\.1 408/);
+});
+
+test('7: a percent-encoded /api or /mcp path is counted like the plain one, as is a 404 under /api', async (t) => {
+  const AUDIT = 'audit-token-0123456789abcdef';
+  const limited = await startTestServer({
+    ...APPROVAL_ENV,
+    AUTH_TOKENS: `${APPROVAL_ENV.AUTH_TOKENS},audit:operator:${AUDIT}`,
+    HTTP_RATE_LIMIT_PER_MINUTE: '5',
+  });
+  t.after(() => limited.close());
+  const get = (path: string, token: string) =>
+    fetch(`${limited.url}${path}`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as { code?: string; error: string },
+    }));
+  // Fastify decodes the path before routing: /%61pi/nodes is /api/nodes, and shares its count.
+  for (const path of ['/api/nodes', '/%61pi/nodes', '/api/nodes', '/%61pi/nodes', '/%61pi/nodes'])
+    assert.equal((await get(path, OPS)).status, 200, path);
+  const refused = await get('/%61pi/nodes', OPS);
+  assert.equal(refused.status, 429, JSON.stringify(refused.body));
+  assert.equal(refused.body.code, 'RFL_HTTP_RATE_LIMITED');
+  assert.match(refused.body.error, /^principal ops sent more than 5 requests/);
+  assert.equal((await get('/api/nodes', OPS)).status, 429, 'the plain path is refused too');
+
+  const encodedMcp = `${limited.url}/%6Dcp`;
+  for (let i = 0; i < 5; i++) assert.equal((await rpc(encodedMcp, 'tools/list', {}, { token: AGENT })).status, 200);
+  const mcpRefused = await rpc(encodedMcp, 'tools/list', {}, { token: AGENT });
+  assert.equal(mcpRefused.status, 429, JSON.stringify(mcpRefused.body));
+  assert.match(mcpRefused.body.error, /^principal agent sent more than 5 requests/);
+
+  // No route matches, so no route pattern: the decoded path still counts it (by address, no valid token).
+  const guessed = 'guessed-token-0123456789abcdef';
+  for (let i = 0; i < 5; i++) assert.ok([401, 404].includes((await get('/%61pi/no-such-route', guessed)).status));
+  const unmatched = await get('/%61pi/no-such-route', guessed);
+  assert.equal(unmatched.status, 429, JSON.stringify(unmatched.body));
+  assert.match(unmatched.body.error, /^address /);
+
+  // Request targets fetch never sends, which Fastify routes to /mcp and /api/nodes all the same: a
+  // fragment, the absolute form. Whatever each answers, it is counted.
+  const { port } = new URL(limited.url);
+  const sent = ([method, path]: [string, string]) =>
+    new Promise<number>((resolve, reject) => {
+      request({ method, hostname: '127.0.0.1', port, path, headers: { authorization: `Bearer ${AUDIT}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      })
+        .on('error', reject)
+        .end();
+    });
+  const odd: [string, string][] = [
+    ['POST', '/mcp#x'],
+    ['GET', `http://127.0.0.1:${port}/api/nodes`],
+  ];
+  for (let i = 0; i < 5; i++) assert.notEqual(await sent(odd[i % 2]), 429, odd[i % 2].join(' '));
+  for (const target of odd) assert.equal(await sent(target), 429, target.join(' '));
 });
 
 test('2: a revert is new work: the creation limits apply to it', async (t) => {
