@@ -3,11 +3,14 @@
 // refused with an error naming both.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { openPostgresStore, type PostgresStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
-import { reflowArgv, root } from './cli-helpers.ts';
+import { reflow as start, reflowArgv, root, until } from './cli-helpers.ts';
 
 const run = (command: string, args: string[], env: Record<string, string> = {}, input?: string) =>
   spawnSync(command, args, {
@@ -88,4 +91,70 @@ test('npm run demo -- --database-url runs the demo on PostgreSQL', () => {
   assert.equal(demo.status, 0, demo.stderr + demo.stdout);
   assert.match(demo.stdout, new RegExp(`database 127\\.0\\.0\\.1:\\d+/${database.name}`));
   assert.match(demo.stdout, /completed/);
+});
+
+/** The processes whose parent is `pid`, with their command lines (NUL-separated, as the kernel keeps them). */
+function childrenOf(pid: number): { pid: number; cmdline: string }[] {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The parent's pid is the fourth field, after the command name in parentheses (which may hold spaces).
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== pid) continue;
+      found.push({ pid: Number(entry), cmdline: readFileSync(`/proc/${entry}/cmdline`, 'utf8') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+test('reflow call --stdio hands the database URL to its `reflow mcp` in the environment: the password is never on a command line', async (t) => {
+  const own = await createTestDatabase('reflow_cli_argv');
+  t.after(() => own.drop());
+  const dir = mkdtempSync(join(tmpdir(), 'reflow-cli-argv-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // The test server trusts every local connection, so a password in the URL is carried along and ignored.
+  const PASSWORD = 'argv-secret-7b1e94c2';
+  const secretUrl = Object.assign(new URL(own.url), { password: PASSWORD }).toString();
+  const imported = reflow(['import', DEMO_SITE_PATH, '--database-url', own.url]);
+  assert.equal(imported.status, 0, imported.stderr);
+
+  const CALL = [
+    '--month',
+    '2026-09',
+    '--offline',
+    'studio-b',
+    '--from',
+    '2026-09-07',
+    '--to',
+    '2026-09-20',
+    '--dry-run',
+  ];
+  const cases: [string, string[], Record<string, string>][] = [
+    ['from $DATABASE_URL', [], { DATABASE_URL: secretUrl }],
+    ['from --database-url', ['--database-url', secretUrl], { DATABASE_URL: '' }],
+  ];
+  for (const [how, flags, env] of cases) {
+    const call = start(['call', ...CALL, '--stdio', ...flags, '--state-file', join(dir, 'tasks.json'), '--json'], {
+      ...env,
+      DATABASE_PATH: '',
+      POLL_INTERVAL_MS: '100',
+    });
+    // While the call runs: the `reflow mcp` it started, as `ps` shows it to any local user.
+    const server = await until(
+      `the server of the call ${how}`,
+      () => childrenOf(call.child.pid!).find((c) => c.cmdline.split('\0').includes('mcp')),
+      120_000,
+    );
+    const environ = readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0');
+    assert.equal(await call.exited, 0, call.stderr());
+    assert.doesNotMatch(server.cmdline, new RegExp(PASSWORD), `${how}: ${server.cmdline.replaceAll('\0', ' ')}`);
+    assert.doesNotMatch(server.cmdline, /postgres(ql)?:/, how);
+    assert.ok(environ.includes(`DATABASE_URL=${secretUrl}`), `${how}: the URL is in the server's own environment`);
+    const out = JSON.parse(call.stdout().trim()) as { status: string; result: { affected: number } };
+    assert.equal(out.status, 'completed', how);
+    assert.equal(out.result.affected, 142, `${how}: the call ran on PostgreSQL, on the imported site`);
+  }
 });

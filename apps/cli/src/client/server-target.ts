@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import type { McpClient, McpClientOptions } from '../mcp-client.ts';
 import { McpHttpClient } from '../mcp-http-client.ts';
-import type { StoreOptions } from '../store-options.ts';
+import { storeEnv, type StoreOptions } from '../store-options.ts';
 import type { SavedTask, StdioStore } from './state-file.ts';
 
 export interface ConnectionOptions extends StoreOptions {
@@ -134,16 +134,19 @@ function serverLogLines() {
 /**
  * `reflow mcp` on the store, run as this command runs (the same node, loader and entry point: the
  * checkout's bin or the bundled dist/cli.js). Running work is handed back within a second and a half
- * of the CLI letting go, before the SDK's transport, 2 s after closing stdin, would signal it.
+ * of the CLI letting go, before the SDK's transport, 2 s after closing stdin, would signal it. A
+ * database URL goes to it in its environment (DATABASE_URL, as `--database-url` would set it), never
+ * on its command line, which every local user can read (`ps`, /proc/<pid>/cmdline) with its password.
  */
 function ownServer(store: StdioStore) {
   const execArgv = process.execArgv.filter((arg) => !arg.startsWith('--inspect'));
-  const storeArgs = 'database' in store ? ['--database', store.database] : ['--database-url', store.databaseUrl];
+  const storeArgs = 'database' in store ? ['--database', store.database] : [];
   return {
     command: process.execPath,
     args: [...execArgv, process.argv[1], 'mcp', ...storeArgs],
     env: {
       ...(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v !== undefined)) as Record<string, string>),
+      ...('databaseUrl' in store ? storeEnv({ databaseUrl: store.databaseUrl }) : {}),
       SHUTDOWN_GRACE_MS: process.env.SHUTDOWN_GRACE_MS || '1500',
     },
   };
