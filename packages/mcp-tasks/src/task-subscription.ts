@@ -89,8 +89,10 @@ export class TaskSubscription {
   #reads = 0;
   readonly #latest = new Map<string, { task: TaskView; read: number }>();
   // Once none of the followed tasks is left to change (ended or gone) and one of them is gone
-  // (expired), the subscription ends, so no client waits on nothing.
+  // (expired), the subscription ends, so no client waits on nothing: checked whichever way the last
+  // one leaves, by ending or by going.
   readonly #live = new Set<string>();
+  readonly #gone = new Set<string>();
   #honoured: string[] = [];
   /** Told once when the subscription ends, however it ends. */
   onEnd?: () => void;
@@ -126,6 +128,7 @@ export class TaskSubscription {
       // Numbered when asked: a change heard while this read is under way is the fresher one.
       const read = ++this.#reads;
       const task = await store.get(taskId, principal);
+      if (!task) this.#gone.add(taskId);
       if (!task || isTerminalTask(task)) this.#live.delete(taskId);
       this.#keep(task, read);
     }
@@ -147,8 +150,7 @@ export class TaskSubscription {
       if (seen) this.#notify(seen.task);
     }
     this.#started = true;
-    const anyGone = this.#honoured.some((taskId) => !this.#latest.has(taskId));
-    if (stopping || (anyGone && this.#live.size === 0)) this.end(true);
+    if (stopping || this.#nothingLeft()) this.end(true);
   }
 
   /** Ends it: gracefully with the listen's own result (the server stops, or nothing is left to follow). */
@@ -171,17 +173,30 @@ export class TaskSubscription {
 
   #changed(taskId: string, task: TaskView | undefined): void {
     if (!task) {
+      // Gone (expired) is told as the stream ending, never as a status: nothing more is pushed for
+      // it, not even where it stood when read before it went.
       this.#live.delete(taskId);
-      if (this.#started && this.#live.size === 0) this.end(true);
-      return;
+      this.#gone.add(taskId);
+      this.#latest.delete(taskId);
+      this.#throttles.get(taskId)?.stop();
+    } else {
+      if (isTerminalTask(task)) this.#live.delete(taskId);
+      if (this.#started) this.#notify(task);
+      else this.#keep(task);
     }
-    if (isTerminalTask(task)) this.#live.delete(taskId);
-    if (this.#started) this.#notify(task);
-    else this.#keep(task);
+    // Whichever way the last followed task leaves (ending after another went, or going after the
+    // others ended), the stream ends after its last notification.
+    if (this.#started && this.#nothingLeft()) this.end(true);
+  }
+
+  /** Every followed task has ended or gone, and one of them is gone. */
+  #nothingLeft(): boolean {
+    return this.#live.size === 0 && this.#gone.size > 0;
   }
 
   #keep(task: TaskView | undefined, read = ++this.#reads): void {
-    if (task && (this.#latest.get(task.taskId)?.read ?? -1) < read) this.#latest.set(task.taskId, { task, read });
+    if (task && !this.#gone.has(task.taskId) && (this.#latest.get(task.taskId)?.read ?? -1) < read)
+      this.#latest.set(task.taskId, { task, read });
   }
 
   #notify(task: TaskView): void {

@@ -4,9 +4,10 @@
 // written, the terminal one last; the stream outlives the task; polling works beside it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { mcpBody, mcpHeaders } from '../../harness/mcp-wire.ts';
-import { rpc, startTestServer, TASKS } from '../helpers/test-server.ts';
+import { rpc, startTestServer, TASKS, type TestServer } from '../helpers/test-server.ts';
 
 const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', dry_run: true };
 const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -244,4 +245,117 @@ test('a listen still reading its tasks when the server begins to stop opens, say
     stream.close(); // a failed run still lets the server finish stopping
   }
   await closed;
+});
+
+/**
+ * Two servers on one database, so two live tasks can have different TTLs: `short` gives its tasks
+ * `ttlMs`, `long` the default day. Neither runs tasks (WORKERS=0): they stay working until cancelled.
+ */
+async function shortAndLongTtl(t: { after(fn: () => Promise<void>): void }, ttlMs: number) {
+  const short = await startTestServer({ TASK_TTL_MS: String(ttlMs), WORKERS: '0' });
+  const long = await startTestServer({ WORKERS: '0' }, short.databasePath);
+  t.after(async () => {
+    await long.close({ keepDatabase: true });
+    await short.close();
+  });
+  return { short, long };
+}
+
+/** Resolves at the first read of `taskId` on `server` from now on that finds it gone (past its TTL). */
+function firstGoneRead(server: TestServer, taskId: string, timeoutMs: number): Promise<void> {
+  const engine = server.services.engine;
+  const peek = engine.peek.bind(engine);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no read found ${taskId} gone in ${timeoutMs} ms`)), timeoutMs);
+    engine.peek = async (id) => {
+      const row = await peek(id);
+      if (id === taskId && !row) {
+        clearTimeout(timer);
+        resolve();
+      }
+      return row;
+    };
+  });
+}
+
+const SHORT_TTL_MS = 2_000;
+const dayOf = (from: string, to: string) => ({ ...SEPT, from, to });
+
+test('a listen on two tasks ends once one is gone (past its TTL) and then the other is cancelled', async (t) => {
+  const { short, long } = await shortAndLongTtl(t, SHORT_TTL_MS);
+  const b = (
+    await rpc(long.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: dayOf('2026-09-21', '2026-09-22') })
+  ).body.result.taskId as string;
+  const a = (
+    await rpc(short.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: dayOf('2026-09-07', '2026-09-08') })
+  ).body.result.taskId as string;
+  // Nothing else reads A from here on: the first read that finds A gone is the listen's re-read.
+  const aGone = firstGoneRead(long, a, SHORT_TTL_MS + 10_000);
+  const stream = await listen(long.mcpUrl, [a, b]);
+  t.after(() => stream.close());
+  const ack = await stream.until((m) => m.method === 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(ack.params.notifications.taskIds, [a, b], `both followed (A's ${SHORT_TTL_MS} ms TTL not yet past)`);
+  await stream.until((m) => m.method === 'notifications/tasks' && m.params.taskId === b);
+
+  // Forces the order: the listen has read A gone before B ends.
+  await aGone;
+  await sleep(50);
+  const got = await rpc(long.mcpUrl, 'tasks/get', { taskId: a });
+  assert.equal(got.body.error?.message, 'Task has expired', JSON.stringify(got.body));
+  assert.equal(stream.ended(), false, 'B still works: the stream stays open');
+
+  await rpc(long.mcpUrl, 'tasks/cancel', { taskId: b });
+  const end = await stream
+    .until((m) => m.id === 7 && m.result, 5_000)
+    .catch((error: Error) =>
+      assert.fail(`A gone then B cancelled: the listen should end with its result, but ${error.message}`),
+    );
+  assert.equal(end.result.resultType, 'complete');
+  assert.equal(stream.messages.at(-1), end, 'the result is the last message');
+  assert.equal(taskNotes(stream, b).at(-1).status, 'cancelled', "B's terminal notification came first");
+});
+
+test('a task gone after the listen read it but before the stream opened still lets the stream end', async (t) => {
+  const { short, long } = await shortAndLongTtl(t, SHORT_TTL_MS);
+  const b = (
+    await rpc(long.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: dayOf('2026-09-21', '2026-09-22') })
+  ).body.result.taskId as string;
+  await rpc(long.mcpUrl, 'tasks/cancel', { taskId: b });
+  const a = (
+    await rpc(short.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: dayOf('2026-09-07', '2026-09-08') })
+  ).body.result.taskId as string;
+
+  // Forces the order: the listen's read of B (after it followed both and read A working) is held
+  // until the listen has heard A gone.
+  const engine = long.services.engine;
+  const peek = engine.peek.bind(engine);
+  let readsOfB = 0;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  engine.peek = async (id) => {
+    if (id === b && ++readsOfB === 2) await held;
+    return peek(id);
+  };
+  const aGone = firstGoneRead(long, a, SHORT_TTL_MS + 10_000);
+  const opening = listen(long.mcpUrl, [a, b]);
+  try {
+    await aGone;
+    await sleep(50); // the listen hears it
+  } finally {
+    release();
+  }
+  await sleep(50);
+  release();
+  const stream = await opening;
+  t.after(() => stream.close());
+  const ack = await stream.until((m) => m.method === 'notifications/subscriptions/acknowledged');
+  assert.deepEqual(ack.params.notifications.taskIds, [a, b], `both followed (A's ${SHORT_TTL_MS} ms TTL not yet past)`);
+  const end = await stream
+    .until((m) => m.id === 7 && m.result, 5_000)
+    .catch((error: Error) =>
+      assert.fail(`A gone and B cancelled before the stream opened: it should end at once, but ${error.message}`),
+    );
+  assert.equal(end.result.resultType, 'complete');
+  assert.equal(taskNotes(stream, b).at(-1).status, 'cancelled');
+  assert.deepEqual(taskNotes(stream, a), [], 'nothing is pushed for a task gone before the stream opened');
 });
