@@ -68,6 +68,7 @@ export async function buildApp(
     version: VERSION,
     bodyLimit: config.BODY_LIMIT_BYTES,
     limits,
+    heldPerPrincipal: config.MAX_HELD_REQUESTS_PER_PRINCIPAL,
     fastTasksGet: config.MCP_FAST_TASKS_GET,
     fastTaskCalls: config.MCP_FAST_TASK_CALLS,
   });

@@ -1,4 +1,5 @@
 import { describeDatabaseUrl } from '@reflow/db';
+import { DEFAULT_HELD_PER_PRINCIPAL } from '@reflow/mcp-tasks';
 import { z } from 'zod';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
@@ -89,6 +90,12 @@ export const configSchema = z
      * node; only when tokens are configured (a server without is loopback only). 0 turns it off.
      */
     HTTP_RATE_LIMIT_PER_MINUTE: int(1200, 0),
+    /**
+     * Requests a client principal may hold open at once on each node: waits (a synchronous
+     * reflow_month, a 2025-11-25 tasks/result), subscriptions/listen streams, 2025-11-25 sessions.
+     * Over it a wait or a listen is refused and a session is not opened (served statelessly).
+     */
+    MAX_HELD_REQUESTS_PER_PRINCIPAL: int(DEFAULT_HELD_PER_PRINCIPAL, 1),
     /** How long a client may take to send a whole request (headers and body); 0 waits forever. */
     REQUEST_TIMEOUT_MS: int(30_000, 0),
     /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>` (at least 16 characters). */

@@ -5,7 +5,14 @@ import {
   ProtocolErrorCode,
   type McpRequestContext,
 } from '@modelcontextprotocol/server';
-import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension, type TaskToolDefinition } from '@reflow/mcp-tasks';
+import {
+  HeldRequestsLimitError,
+  LegacyTasks,
+  TASKS_EXTENSION_ID,
+  TasksExtension,
+  type HeldRequests,
+  type TaskToolDefinition,
+} from '@reflow/mcp-tasks';
 import {
   listBookings,
   listBookingsArgsSchema,
@@ -51,9 +58,10 @@ const REVERT_ARGS = cachedJsonSchema(
 const REVERT_RESULT = cachedJsonSchema(revertResultSchema);
 
 /** Builds the MCP server for one request (createMcpHandler is stateless): cheap, everything durable lives in services. */
-export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits) {
+export function mcpServerFactory(services: Services, version: string, limits?: CreationLimits, held?: HeldRequests) {
   return (ctx: McpRequestContext) => {
     const { caller, store } = callerTasks(services, ctx.authInfo);
+    const callerHeld = heldBy(caller, limits, held);
     const principalOf = () => caller.id;
     const mcp = new McpServer({ name: SERVER_NAME, version });
     mcp.registerTool(
@@ -84,9 +92,9 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
     const tasks =
       ctx.era === 'legacy'
-        ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local })
+        ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local, held: callerHeld })
         : new TasksExtension({ store, principal: principalOf });
-    for (const [name, tool] of taskToolsFor(services, caller, limits)) tasks.tool(name, tool);
+    for (const [name, tool] of taskToolsFor(services, caller, limits, callerHeld)) tasks.tool(name, tool);
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);
     tasks.attach(mcp);
     if (services.conformanceFixtures) requireDeclaredCapabilities(mcp, FIXTURE_CAPABILITY_NEEDS);
@@ -102,6 +110,7 @@ export function taskToolsFor(
   services: Services,
   caller: Principal,
   limits?: CreationLimits,
+  held?: HeldRequests,
 ): Map<string, TaskToolDefinition<any>> {
   // No limits for this caller (none configured, or an operator): the create checks nothing, and on
   // PostgreSQL it is one statement.
@@ -148,33 +157,40 @@ export function taskToolsFor(
         services,
         caller,
       );
-      const { task, created } = await services.engine.create({
-        owner: call.principal,
-        kind: REFLOW_KIND,
-        input,
-        admit,
-      });
-      if (background) return backgroundAnswer(toTaskView(task));
-      // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
-      // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
-      const cancelWithRequest = () => {
-        // A store that cannot be reached now fails the wait below too, which answers the call.
-        if (created) services.engine.cancel(task.id, call.principal).catch(() => undefined);
-      };
-      if (call.signal.aborted) cancelWithRequest();
-      call.signal.addEventListener('abort', cancelWithRequest, { once: true });
-      void call.reportProgress(task.statusMessage ?? 'Queued');
-      const done = await services.engine
-        .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
-        .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
-      if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
-      if (done.status === 'completed') return JSON.parse(done.result!);
-      if (done.status === 'failed')
-        throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
-      return {
-        content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }],
-        isError: true,
-      };
+      // Waiting holds this request open: one of the caller's held requests, taken before the create
+      // (refused, it creates nothing) and given back when the wait ends.
+      const release = background ? undefined : holdOrRefuse(held, caller.id);
+      try {
+        const { task, created } = await services.engine.create({
+          owner: call.principal,
+          kind: REFLOW_KIND,
+          input,
+          admit,
+        });
+        if (background) return backgroundAnswer(toTaskView(task));
+        // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
+        // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
+        const cancelWithRequest = () => {
+          // A store that cannot be reached now fails the wait below too, which answers the call.
+          if (created) services.engine.cancel(task.id, call.principal).catch(() => undefined);
+        };
+        if (call.signal.aborted) cancelWithRequest();
+        call.signal.addEventListener('abort', cancelWithRequest, { once: true });
+        void call.reportProgress(task.statusMessage ?? 'Queued');
+        const done = await services.engine
+          .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
+          .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
+        if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
+        if (done.status === 'completed') return JSON.parse(done.result!);
+        if (done.status === 'failed')
+          throw new ProtocolError(done.error?.code ?? -32603, done.error?.message ?? 'Reflow failed');
+        return {
+          content: [{ type: 'text', text: `Reflow task ${task.id} was cancelled; nothing was moved` }],
+          isError: true,
+        };
+      } finally {
+        release?.();
+      }
     },
   };
   return new Map<string, TaskToolDefinition<any>>([
@@ -282,4 +298,18 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
       throw new Error(`${error.code}: ${error.message}`, { cause: error });
     throw error;
   }
+}
+
+/** The cap on what `caller` holds open: none for a caller the creation limits do not apply to (an operator). */
+export function heldBy(caller: Principal, limits?: CreationLimits, held?: HeldRequests): HeldRequests | undefined {
+  return held && limits?.appliesTo(caller) ? held : undefined;
+}
+
+/** One of `principal`'s held requests, or a tool error (its code first, as the creation limits') saying it holds too many. */
+function holdOrRefuse(held: HeldRequests | undefined, principal: string): (() => void) | undefined {
+  if (!held) return undefined;
+  const release = held.hold(principal);
+  if (release) return release;
+  const refused = new HeldRequestsLimitError(held.perPrincipal);
+  throw new Error(`${refused.code}: ${refused.message}`);
 }

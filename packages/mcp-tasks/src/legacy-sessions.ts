@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { BoundedEventStore } from './bounded-event-store.ts';
 import { LegacyStatusPushTransport } from './legacy-status-push.ts';
+import type { HeldRequests } from './held-requests.ts';
 import type { TaskFollower } from './task-subscription.ts';
 
 export interface LegacySessionsOptions {
@@ -36,6 +37,11 @@ export interface LegacySessionRequest {
   store: TaskFollower;
   /** Resolves when the HTTP exchange is over (the response sent, or the client gone). */
   done: Promise<unknown>;
+  /**
+   * The principal's cap on what it holds open: a session is one, while it lasts. An initialize over
+   * it is served statelessly (no session id), as one over `maxSessions` is. None: not limited.
+   */
+  held?: HeldRequests;
 }
 
 interface Session {
@@ -46,6 +52,8 @@ interface Session {
   lastSeen: number;
   /** Requests (a GET stream among them) still open. */
   open: number;
+  /** Gives back the principal's held request the session counts as. */
+  release: () => void;
 }
 
 export class LegacySessions {
@@ -97,13 +105,14 @@ export class LegacySessions {
   /** Ends every session (the server stops): open GET streams close; clients re-initialize elsewhere. */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    const sessions = [...this.#sessions.values()];
-    this.#sessions.clear();
+    const sessions = [...this.#sessions.keys()].map((id) => this.#end(id)!);
     await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
   }
 
   async #open(r: LegacySessionRequest): Promise<Response | undefined> {
     if (this.#sessions.size >= this.#o.maxSessions) return undefined;
+    const release = r.held ? r.held.hold(r.principal) : () => undefined;
+    if (!release) return undefined;
     let session: Session | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -112,17 +121,29 @@ export class LegacySessions {
         if (session) this.#sessions.set(id, session);
       },
       onsessionclosed: (id) => {
-        this.#sessions.delete(id);
+        this.#end(id);
       },
     });
     const push = new LegacyStatusPushTransport(transport, { store: r.store, principal: r.principal });
     const server = await this.#o.factory({ era: 'legacy', authInfo: r.authInfo, requestInfo: r.request });
-    session = { principal: r.principal, transport, push, server, lastSeen: Date.now(), open: 0 };
+    session = { principal: r.principal, transport, push, server, lastSeen: Date.now(), open: 0, release };
     await server.connect(push);
     const response = await this.#serve(session, r);
     // An initialize that failed opened nothing.
-    if (!transport.sessionId || !this.#sessions.has(transport.sessionId)) await server.close().catch(() => undefined);
+    if (!transport.sessionId || !this.#sessions.has(transport.sessionId)) {
+      release();
+      await server.close().catch(() => undefined);
+    }
     return response;
+  }
+
+  /** Forgets session `id`, giving back what its principal held for it. */
+  #end(id: string): Session | undefined {
+    const session = this.#sessions.get(id);
+    if (!session) return undefined;
+    this.#sessions.delete(id);
+    session.release();
+    return session;
   }
 
   async #serve(session: Session, r: LegacySessionRequest): Promise<Response> {
@@ -142,7 +163,7 @@ export class LegacySessions {
     const now = Date.now();
     for (const [id, session] of this.#sessions) {
       if (session.open > 0 || now - session.lastSeen < this.#o.idleMs) continue;
-      this.#sessions.delete(id);
+      this.#end(id);
       void session.server.close().catch(() => undefined);
     }
   }

@@ -19,6 +19,7 @@ import {
 } from './task-tools.ts';
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 import { TASKS_EXTENSION_ID } from './wire.ts';
+import { HeldRequestsLimitError, type HeldRequests } from './held-requests.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
@@ -42,6 +43,8 @@ export interface LegacyTasksOptions {
   pageSize?: number;
   /** How often tasks/result re-reads a task it is waiting on (it blocks until the task settles). */
   resultPollMs?: number;
+  /** The caller's cap on requests held open (a tasks/result that waits is one); none: not limited. */
+  held?: HeldRequests;
 }
 
 /** tasks/list's page size unless told otherwise (the direct poll path pages the same way). */
@@ -59,7 +62,10 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * `params.task` is answered synchronously. Attach once per legacy-era server, before connecting.
  */
 export class LegacyTasks {
-  readonly #o: Required<Omit<LegacyTasksOptions, 'principal'>> & { principal: (ctx: ServerContext) => string };
+  readonly #o: Required<Omit<LegacyTasksOptions, 'principal' | 'held'>> & {
+    principal: (ctx: ServerContext) => string;
+    held?: HeldRequests;
+  };
   readonly #tools = new TaskTools();
   readonly #attached = new WeakSet<McpServer>();
 
@@ -171,18 +177,12 @@ export class LegacyTasks {
   /** tasks/result: blocks until the task settles, then answers exactly what the call would have. */
   async #result(taskId: string, ctx: ServerContext) {
     let task = await this.#visible(taskId, ctx);
-    while (!TERMINAL.has(task.status)) {
-      // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
-      // server cannot take the answer to a request sent on this stream): say so now rather than
-      // block until the task expires.
-      if (task.status === 'input_required')
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
-          { taskId, status: task.status },
-        );
-      await sleep(this.#o.resultPollMs, undefined, { signal: ctx.mcpReq.signal });
-      task = await this.#visible(taskId, ctx);
+    // A wait holds this request open: one of the caller's held requests, for as long as it lasts.
+    const release = TERMINAL.has(task.status) ? undefined : this.#hold(ctx);
+    try {
+      task = await this.#waitUntilSettled(taskId, task, ctx);
+    } finally {
+      release?.();
     }
     if (task.status === 'failed')
       throw new ProtocolError(
@@ -196,6 +196,36 @@ export class LegacyTasks {
         taskId,
       );
     return withRelatedTask(task.result ?? { content: [] }, taskId);
+  }
+
+  /** Re-reads the task until it settles. */
+  async #waitUntilSettled(taskId: string, task: TaskView, ctx: ServerContext): Promise<TaskView> {
+    while (!TERMINAL.has(task.status)) {
+      // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
+      // server cannot take the answer to a request sent on this stream): say so now rather than
+      // block until the task expires.
+      if (task.status === 'input_required')
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
+          { taskId, status: task.status },
+        );
+      await sleep(this.#o.resultPollMs, undefined, { signal: ctx.mcpReq.signal });
+      task = await this.#visible(taskId, ctx);
+    }
+    return task;
+  }
+
+  /** One of the caller's held requests, or a JSON-RPC error saying the caller holds too many. */
+  #hold(ctx: ServerContext): (() => void) | undefined {
+    const { held } = this.#o;
+    if (!held) return undefined;
+    try {
+      return held.holdOrThrow(this.#o.principal(ctx));
+    } catch (error) {
+      if (!(error instanceof HeldRequestsLimitError)) throw error;
+      throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, { code: error.code, limit: error.limit });
+    }
   }
 
   #call(ctx: ServerContext): ToolCall {

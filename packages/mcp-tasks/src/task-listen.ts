@@ -4,6 +4,7 @@
 // or statusMessage is written, the terminal one last. The SDK's own listen router honours only the
 // list_changed and resource filters, so a listen naming tasks is served here, over a TaskStore.
 import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
+import { HeldRequestsLimitError, type HeldRequests } from './held-requests.ts';
 import type { ServerInfo } from './direct-request.ts';
 import { isPlainObject, readTaskListen, TaskSubscription, type TaskFollower } from './task-subscription.ts';
 
@@ -20,6 +21,8 @@ export interface TaskListenRequest {
   store: TaskFollower;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
+  /** The principal's cap on what it holds open: a stream is one, while it lasts. None: not limited. */
+  held?: HeldRequests;
 }
 
 export interface TaskListenOptions {
@@ -72,10 +75,25 @@ export class TaskListenRouter {
     const asked = readTaskListen(body.params);
     if ('error' in asked) return jsonRpcError(400, id, asked.error.code, asked.error.message, asked.error.data);
     if (this.#open.size >= this.#o.maxStreams) return jsonRpcError(200, id, -32603, 'Subscription limit reached');
-    return this.#stream(id, asked.taskIds, request);
+    const release = request.held ? request.held.hold(request.principal) : () => undefined;
+    if (!release) {
+      const refused = new HeldRequestsLimitError(request.held!.perPrincipal);
+      return jsonRpcError(200, id, -32603, refused.message, { code: refused.code, limit: refused.limit });
+    }
+    try {
+      return await this.#stream(id, asked.taskIds, request, release);
+    } catch (error) {
+      release();
+      throw error;
+    }
   }
 
-  async #stream(id: string | number, requested: string[], request: TaskListenRequest): Promise<Response> {
+  async #stream(
+    id: string | number,
+    requested: string[],
+    request: TaskListenRequest,
+    release: () => void,
+  ): Promise<Response> {
     const { principal, signal, store } = request;
     const encoder = new TextEncoder();
     const subscription = new TaskSubscription(id, this.#o.serverInfo);
@@ -91,6 +109,7 @@ export class TaskListenRouter {
     };
     const onAbort = () => teardown(false);
     subscription.onEnd = () => {
+      release();
       clearInterval(keepAlive);
       signal.removeEventListener('abort', onAbort);
       this.#open.delete(teardown);

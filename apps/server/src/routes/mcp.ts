@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import {
+  DEFAULT_HELD_PER_PRINCIPAL,
+  HeldRequests,
   answerLegacyTaskCall,
   answerLegacyTaskPoll,
   answerTaskToolCall,
@@ -12,7 +14,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
-import { callerTasks, mcpServerFactory, SERVER_NAME, taskToolsFor } from '../mcp-server.ts';
+import { callerTasks, heldBy, mcpServerFactory, SERVER_NAME, taskToolsFor } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
 import { databaseTrouble, isDatabaseUnavailable } from './database-unavailable.ts';
 
@@ -22,6 +24,8 @@ export interface McpRouteOptions {
   bodyLimit: number;
   /** Per-principal limits on creating tasks. */
   limits?: CreationLimits;
+  /** Requests a principal the limits apply to may hold open at once on this node (waits, listens, sessions). */
+  heldPerPrincipal?: number;
   /** Answer plain tasks/get polls (2026-07-28 and 2025-11-25) without a per-request server (the default; off only to compare). */
   fastTasksGet?: boolean;
   /** Answer plain creates (a task tool's tools/call, 2026-07-28 and 2025-11-25 with params.task) without a per-request server (the default; off only to compare). */
@@ -37,7 +41,9 @@ export interface McpRouteOptions {
 export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions): Promise<void> {
   const { services } = options;
   const serverInfo = { name: SERVER_NAME, version: options.version };
-  const handler = createMcpHandler(mcpServerFactory(services, options.version, options.limits), {
+  // What each limited principal holds open on this node: waits, listen streams, 2025-11-25 sessions.
+  const held = new HeldRequests(options.heldPerPrincipal ?? DEFAULT_HELD_PER_PRINCIPAL);
+  const handler = createMcpHandler(mcpServerFactory(services, options.version, options.limits, held), {
     maxRequestBodySize: options.bodyLimit,
     onerror: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
   });
@@ -45,7 +51,9 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   // listen router knows only the list_changed and resource filters.
   const listens = new TaskListenRouter({ serverInfo });
   // 2025-11-25 sessions (Mcp-Session-Id, the GET stream, DELETE): where notifications/tasks/status goes.
-  const sessions = new LegacySessions({ factory: mcpServerFactory(services, options.version, options.limits) });
+  const sessions = new LegacySessions({
+    factory: mcpServerFactory(services, options.version, options.limits, held),
+  });
   app.addHook('preClose', async () => {
     listens.close();
     await sessions.close();
@@ -133,6 +141,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         principal: caller.id,
         store,
         done: new Promise((resolve) => reply.raw.once('close', resolve)),
+        held: heldBy(caller, options.limits, held),
       });
       if (answer) {
         services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'session' });
@@ -152,7 +161,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The tools are built only for a request that is a plain create.
       const answer = await answerTaskToolCall(
         { body: parsedBody, headers: mcpHeaders(request) },
-        (name) => taskToolsFor(services, caller, options.limits).get(name),
+        (name) => taskToolsFor(services, caller, options.limits, heldBy(caller, options.limits, held)).get(name),
         { principal: caller.id, signal: hangUp.signal },
         serverInfo,
       );
@@ -172,7 +181,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The tools are built only for a request that is a plain create.
       const answer = await answerLegacyTaskCall(
         { body: parsedBody, headers: mcpHeaders(request) },
-        (name) => taskToolsFor(services, caller, options.limits).get(name),
+        (name) => taskToolsFor(services, caller, options.limits, heldBy(caller, options.limits, held)).get(name),
         { principal: caller.id, signal: hangUp.signal },
       );
       if (answer) {
@@ -189,6 +198,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         principal: caller.id,
         store,
         signal: hangUp.signal,
+        held: heldBy(caller, options.limits, held),
       });
       if (listen) {
         services.metrics.mcpRequests.inc({ method: 'subscriptions/listen', path: 'direct' });

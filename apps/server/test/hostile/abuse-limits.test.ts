@@ -1,9 +1,13 @@
-// Limits on creating tasks, per client principal, and the poll interval growing with the queue.
+// Limits on creating tasks, per client principal, on the requests one holds open at once, and the
+// poll interval growing with the queue.
 // WORKERS=0 keeps every task queued (working), so the counts are exact.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { newTaskId } from '@reflow/tasks';
 import { reflowOn, rpc, startTestServer, taskCount, toolText } from '../helpers/test-server.ts';
+import { mcpBody, mcpHeaders, parseMcpBody } from '../../harness/mcp-wire.ts';
+import { legacyMcpBody, legacyMcpHeaders } from '../../harness/mcp-wire-2025.ts';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef';
@@ -93,4 +97,104 @@ test('task ids carry at least 128 random bits', async (t) => {
   const expected = (bodies.length * length) / 16;
   for (const [digit, n] of counts)
     assert.ok(Math.abs(n - expected) / expected < 0.05, `digit ${digit}: ${n} vs ${expected}`);
+});
+
+/**
+ * A 2025-11-25 request of `token` as a raw HTTP exchange, and whether the server still holds it
+ * open after `holdMs` ('held') or has answered it. A held one is left running: the test ends it by
+ * cancelling its task (a dropped connection would work too, but makes the server's close wait).
+ */
+async function legacyRequest(
+  url: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown>,
+  holdMs = 800,
+): Promise<{ held: true; answer: Promise<unknown> } | { held: false; headers: Headers; body: any }> {
+  const answer = fetch(url, {
+    method: 'POST',
+    headers: { ...legacyMcpHeaders(), authorization: `Bearer ${token}` },
+    body: legacyMcpBody(method, params),
+  }).then(async (res) => ({ headers: res.headers, body: parseMcpBody(await res.text()) }));
+  const first = await Promise.race([answer, sleep(holdMs).then(() => 'held' as const)]);
+  return first === 'held' ? { held: true, answer } : { held: false, ...first };
+}
+
+test('a client principal holds at most MAX_HELD_REQUESTS_PER_PRINCIPAL requests open: waits, then sessions, are refused over it; others and operators are not', async (t) => {
+  const server = await startTestServer({
+    AUTH_TOKENS: `${AUTH_TOKENS},ops:operator:${OPS}`,
+    WORKERS: '0',
+    MAX_HELD_REQUESTS_PER_PRINCIPAL: '2',
+    MAX_ACTIVE_TASKS_PER_PRINCIPAL: '100',
+    TASK_RATE_BURST: '100',
+  });
+  const url = server.mcpUrl;
+  // Tasks that stay working (no workers): a tasks/result on one waits until the task is cancelled.
+  const aliceTask = (await create(url, ALICE, 1)).body.result.taskId;
+  const bobTask = (await create(url, BOB, 2)).body.result.taskId;
+  const opsTask = (await create(url, OPS, 3)).body.result.taskId;
+  const waits: Promise<unknown>[] = [];
+  const owned: [string, string][] = [
+    [aliceTask, ALICE],
+    [bobTask, BOB],
+    [opsTask, OPS],
+  ];
+  // A listen held open (were the cap to fail) is dropped.
+  const stopListening = new AbortController();
+  // Every wait still open ends with its task, then the server closes (whatever the test found).
+  t.after(async () => {
+    stopListening.abort();
+    for (const [taskId, token] of owned) await rpc(url, 'tasks/cancel', { taskId }, { token });
+    await Promise.all(waits);
+    await server.close();
+  });
+  const expectHeld = async (token: string, taskId: string, what: string) => {
+    const asked = await legacyRequest(url, token, 'tasks/result', { taskId });
+    assert.equal(asked.held, true, what);
+    waits.push(asked.answer);
+  };
+  await expectHeld(ALICE, aliceTask, 'her first wait');
+  await expectHeld(ALICE, aliceTask, 'her second wait');
+  const third = await legacyRequest(url, ALICE, 'tasks/result', { taskId: aliceTask });
+  assert.equal(third.held, false, 'a third wait is refused');
+  assert.equal(third.body.error.data.code, 'RFL_TOO_MANY_HELD', JSON.stringify(third.body));
+  assert.match(third.body.error.message, /already holds 2 requests open/);
+
+  // A synchronous reflow_month would wait too: refused before it creates anything.
+  const before = await taskCount(server.services.store);
+  const sync = await create(url, ALICE, 4, false);
+  assert.equal(sync.body.result.isError, true);
+  assert.match(toolText(sync.body), /^RFL_TOO_MANY_HELD: This principal already holds 2 requests open/);
+  assert.equal(await taskCount(server.services.store), before, 'the refused call created nothing');
+  // A 2025-11-25 session is one more held request: its initialize is served without a session.
+  const init = await legacyRequest(url, ALICE, 'initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'over-the-cap', version: '0' },
+  });
+  assert.equal(init.held, false);
+  assert.equal(init.headers.get('mcp-session-id'), null, 'no session over the cap');
+
+  // A subscriptions/listen stream is one more: refused (a stream held open instead fails here).
+  const listening = fetch(url, {
+    method: 'POST',
+    headers: { ...mcpHeaders('subscriptions/listen'), authorization: `Bearer ${ALICE}` },
+    body: mcpBody('subscriptions/listen', { notifications: { taskIds: [aliceTask] } }, { tasks: true }),
+    signal: stopListening.signal,
+  }).then(async (res) => parseMcpBody(await res.text()));
+  waits.push(listening.catch(() => undefined));
+  const listened = await Promise.race([listening, sleep(2_000).then(() => undefined)]);
+  assert.equal(listened?.error?.code, -32603, 'the listen is refused, not held open');
+  assert.equal(listened.error.data.code, 'RFL_TOO_MANY_HELD');
+
+  // Another client and an operator are not held back by alice.
+  await expectHeld(BOB, bobTask, 'bob has his own cap');
+  for (let i = 0; i < 3; i++) await expectHeld(OPS, opsTask, 'operators are not limited');
+
+  // Her waits end with her task (answered: it was cancelled), and are given back.
+  assert.equal((await rpc(url, 'tasks/cancel', { taskId: aliceTask }, { token: ALICE })).status, 200);
+  await Promise.all(waits.splice(0, 2));
+  const aliceNext = (await create(url, ALICE, 5)).body.result.taskId;
+  owned.push([aliceNext, ALICE]);
+  await expectHeld(ALICE, aliceNext, 'a wait is accepted again once her waits ended');
 });
