@@ -106,7 +106,7 @@ test('two replacing imports at once, through two stores (two nodes), each write 
   const other = await opened.another();
   // Read from the database itself: a PostgreSQL node's cached site hears of another node's import a moment later.
   const generation = async () =>
-    ((await opened.sql.all('SELECT generation FROM site')) as { generation: number }[])[0].generation;
+    (await opened.sql.all<{ generation: number }>('SELECT generation FROM site'))[0].generation;
   const before = await generation();
   await Promise.all([importSite(demo, store, { replace: true }), importSite(demo, other, { replace: true })]);
   assert.equal(await generation(), before + 2);
