@@ -1,25 +1,10 @@
 import rateLimit from '@fastify/rate-limit';
 import createError from '@fastify/error';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { routedPaths } from './routed-paths.ts';
 import type { TokenTable } from './token-table.ts';
 
 const LIMITED = /^\/(mcp|api)(\/|\?|$)/;
-
-/**
- * The paths a hook that decides by path must judge a request by: the pattern of the route Fastify
- * matched, and the path as its router reads the request target (an absolute-form target's origin
- * dropped, the path ended at ? or #, percent-escapes of ASCII characters decoded). Never the raw
- * request.url alone: Fastify routes `/%6Dcp`, `/mcp#x` and `http://host/mcp` to /mcp. The second
- * covers a request no route matched (a 404), which has no pattern.
- */
-export function routedPaths(request: FastifyRequest): string[] {
-  const path = request.url
-    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
-    .split(/[?#]/, 1)[0]
-    .replace(/%([0-7][0-9a-f])/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
-  const route = request.routeOptions.url;
-  return route === undefined ? [path] : [route, path];
-}
 
 export const HttpRateLimitedError = createError<'RFL_HTTP_RATE_LIMITED', 429, [string, number, number]>(
   'RFL_HTTP_RATE_LIMITED',

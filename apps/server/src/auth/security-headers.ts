@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { routedPaths } from './http-rate-limit.ts';
+import { routedPaths } from './routed-paths.ts';
 
 /**
  * The console's policy: its own scripts, styles and API only (it sets element styles through the
