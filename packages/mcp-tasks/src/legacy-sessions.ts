@@ -125,14 +125,19 @@ export class LegacySessions {
       },
     });
     const push = new LegacyStatusPushTransport(transport, { store: r.store, principal: r.principal });
-    const server = await this.#o.factory({ era: 'legacy', authInfo: r.authInfo, requestInfo: r.request });
-    session = { principal: r.principal, transport, push, server, lastSeen: Date.now(), open: 0, release };
-    await server.connect(push);
-    const response = await this.#serve(session, r);
-    // An initialize that failed opened nothing.
-    if (!transport.sessionId || !this.#sessions.has(transport.sessionId)) {
-      release();
-      await server.close().catch(() => undefined);
+    let response: Response;
+    let server: McpServer | undefined;
+    try {
+      server = await this.#o.factory({ era: 'legacy', authInfo: r.authInfo, requestInfo: r.request });
+      session = { principal: r.principal, transport, push, server, lastSeen: Date.now(), open: 0, release };
+      await server.connect(push);
+      response = await this.#serve(session, r);
+    } finally {
+      // An initialize that failed (or threw) opened nothing, and holds nothing.
+      if (!transport.sessionId || !this.#sessions.has(transport.sessionId)) {
+        release();
+        await server?.close().catch(() => undefined);
+      }
     }
     return response;
   }
