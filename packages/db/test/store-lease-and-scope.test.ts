@@ -19,6 +19,23 @@ async function scoped(store: Store, startDay: number, endDay: number, over: Para
   return (await store.tasks.createOrFind(task, { message: 'Queued' })).task;
 }
 
+/**
+ * a (days 10–14) claimed on `store` by node-1 on a short lease, which lapses; then b (days 13–16),
+ * which waited while a held its days, claimed on `other` by node-2.
+ */
+async function overlapClaimedAfterLapse(store: Store, other: Store) {
+  const a = await scoped(store, 10, 14);
+  const b = await scoped(store, 13, 16);
+  const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
+  assert.equal(claimedA.id, a.id);
+  assert.equal(await other.tasks.claimNext('node-2', 30_000), undefined, 'b waits while a holds days 13–14');
+  await lapse();
+  // Queued tasks only (a, lapsed, would be taken over first: that is the other way it loses).
+  const claimedB = (await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))!;
+  assert.equal(claimedB.id, b.id, 'a lapsed holder does not hold its days');
+  return { a, claimedA, claimedB };
+}
+
 for (const kind of STORE_KINDS) {
   describe(`lease fence and scopes: ${kind.name}`, () => {
     const open = opener(kind);
@@ -70,16 +87,7 @@ for (const kind of STORE_KINDS) {
 
     test('scope exclusion and the fence agree: a lapsed holder holds no scope, and once an overlapping task is claimed it cannot resume or apply', async () => {
       const { store, second } = await open();
-      const other = await second();
-      const a = await scoped(store, 10, 14);
-      const b = await scoped(store, 13, 16);
-      const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
-      assert.equal(claimedA.id, a.id);
-      assert.equal(await other.tasks.claimNext('node-2', 30_000), undefined, 'b waits while a holds days 13–14');
-      await lapse();
-      // Queued tasks only (a, lapsed, would be taken over first: that is the other way it loses).
-      const claimedB = (await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))!;
-      assert.equal(claimedB.id, b.id, 'a lapsed holder does not hold its days');
+      const { a, claimedA } = await overlapClaimedAfterLapse(store, await second());
       const fenceA = fenceOf(claimedA);
       assert.equal(await store.tasks.resumeLease(fenceA, 30_000), false, 'b holds the days now');
       await assert.rejects(
@@ -92,13 +100,7 @@ for (const kind of STORE_KINDS) {
     test('a lapsed holder cannot resume once an overlapping task was claimed meanwhile, even one that has finished since', async () => {
       const { store, second } = await open();
       const other = await second();
-      const a = await scoped(store, 10, 14);
-      const b = await scoped(store, 13, 16);
-      const claimedA = (await store.tasks.claimNext('node-1', SHORT_LEASE_MS))!;
-      assert.equal(claimedA.id, a.id);
-      await lapse();
-      const claimedB = (await other.tasks.claimNext('node-2', 30_000, [], { takeOverLapsed: false }))!;
-      assert.equal(claimedB.id, b.id);
+      const { claimedA, claimedB } = await overlapClaimedAfterLapse(store, other);
       // b applies and finishes: it holds no days any more, but it wrote to days a planned from.
       await other.transaction(async (tx) => {
         await tx.tasks.holdScope(fenceOf(claimedB));
