@@ -200,6 +200,18 @@ export function inIdSet(id: SQLWrapper, ids: IdSet): SQL {
   )})`;
 }
 
+/** A task's scope as a rule reads it: [start, end) under `key`, and the task itself (`self`), which no rule counts against it. */
+export interface TaskScope {
+  key: SQLWrapper | string;
+  start: SQLWrapper | number;
+  end: SQLWrapper | number;
+  self: SQLWrapper | string;
+}
+
+/** A row of `t` (an alias of tasks) other than `self` whose scope overlaps `scope`'s. */
+const scopeOverlaps = (t: TaskColumns, scope: TaskScope): SQL =>
+  sql`${t.scopeKey} = ${scope.key} and ${t.scopeStart} < ${scope.end} and ${t.scopeEnd} > ${scope.start} and ${t.id} <> ${scope.self}`;
+
 /**
  * A live holder of a scope overlapping [start, end) under `key` other than `self`, among the rows of
  * `holder` (an alias of tasks): a claim whose lease holds (or that the caller runs itself, `running`),
@@ -210,14 +222,14 @@ export function inIdSet(id: SQLWrapper, ids: IdSet): SQL {
  */
 export function scopeHeld(
   holder: TaskColumns,
-  scope: { key: SQLWrapper | string; start: SQLWrapper | number; end: SQLWrapper | number; self: SQLWrapper | string },
+  scope: TaskScope,
   now: StoreNow,
   running: IdSet,
   lapseConfirmed?: (holder: TaskColumns) => SQL,
 ): SQL {
   // Held and parked rows have no claim and hold until their TTL; a claim holds while its lease does.
   const unconfirmed = lapseConfirmed ? sql` or not ${lapseConfirmed(holder)}` : sql``;
-  return sql`${holder.scopeKey} = ${scope.key} and ${scopeHolderRows(holder)} and ${holder.scopeStart} < ${scope.end} and ${holder.scopeEnd} > ${scope.start} and ${holder.id} <> ${scope.self} and ((${holder.claimedBy} is null and ${liveRows(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)}${unconfirmed})))`;
+  return sql`${scopeOverlaps(holder, scope)} and ${scopeHolderRows(holder)} and ((${holder.claimedBy} is null and ${liveRows(holder, now)}) or (${holder.claimedBy} is not null and (${holder.leaseExpiresAt} >= ${now} or ${inIdSet(holder.id, running)}${unconfirmed})))`;
 }
 
 /** The columns of task_events a rule reads. */
@@ -236,10 +248,10 @@ export interface EventColumns {
 export function scopeClaimedSince(
   other: TaskColumns,
   event: EventColumns,
-  scope: { key: SQLWrapper | string; start: SQLWrapper | number; end: SQLWrapper | number; self: SQLWrapper | string },
+  scope: TaskScope,
   since: SQLWrapper | number,
 ): SQL {
-  return sql`${event.taskId} = ${other.id} and ${event.kind} = 'claimed' and ${event.at} >= ${since} and ${other.scopeKey} = ${scope.key} and ${other.scopeStart} < ${scope.end} and ${other.scopeEnd} > ${scope.start} and ${other.id} <> ${scope.self}`;
+  return sql`${event.taskId} = ${other.id} and ${event.kind} = 'claimed' and ${event.at} >= ${since} and ${scopeOverlaps(other, scope)}`;
 }
 
 /** The queue's candidates alone: what the `tasks_queued` index holds, live, attempts left. */
