@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import {
   HeldRequestsLimitError,
+  holdFor,
   LegacyTasks,
   TASKS_EXTENSION_ID,
   TasksExtension,
@@ -306,10 +307,8 @@ export function heldBy(caller: Principal, limits?: CreationLimits, held?: HeldRe
 }
 
 /** One of `principal`'s held requests, or a tool error (its code first, as the creation limits') saying it holds too many. */
-function holdOrRefuse(held: HeldRequests | undefined, principal: string): (() => void) | undefined {
-  if (!held) return undefined;
-  const release = held.hold(principal);
-  if (release) return release;
-  const refused = new HeldRequestsLimitError(held.perPrincipal);
-  throw new Error(`${refused.code}: ${refused.message}`);
+function holdOrRefuse(held: HeldRequests | undefined, principal: string): () => void {
+  const release = holdFor(held, principal);
+  if (release instanceof HeldRequestsLimitError) throw new Error(`${release.code}: ${release.message}`);
+  return release;
 }

@@ -14,6 +14,11 @@ export class HeldRequestsLimitError extends Error {
     );
     this.name = 'HeldRequestsLimitError';
   }
+
+  /** What a JSON-RPC error carries of it. */
+  get data(): { code: string; limit: number } {
+    return { code: this.code, limit: this.limit };
+  }
 }
 
 /** What a principal may hold open unless told otherwise. */
@@ -49,11 +54,13 @@ export class HeldRequests {
       else this.#held.delete(principal);
     };
   }
+}
 
-  /** hold, or HeldRequestsLimitError. */
-  holdOrThrow(principal: string): () => void {
-    const release = this.hold(principal);
-    if (!release) throw new HeldRequestsLimitError(this.perPrincipal);
-    return release;
-  }
+/**
+ * One of `principal`'s held requests from `held` (nothing to give back when there is no `held`: a
+ * principal not limited), or the refusal saying it holds too many.
+ */
+export function holdFor(held: HeldRequests | undefined, principal: string): (() => void) | HeldRequestsLimitError {
+  if (!held) return () => undefined;
+  return held.hold(principal) ?? new HeldRequestsLimitError(held.perPrincipal);
 }

@@ -29,4 +29,4 @@ export { answerLegacyTaskCall, type LegacyCallAnswer, type LegacyCallCaller } fr
 export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './legacy-wire.ts';
 export { LegacySessions, type LegacySessionRequest, type LegacySessionsOptions } from './legacy-sessions.ts';
 export { LegacyStatusPushTransport, type LegacyStatusPushOptions } from './legacy-status-push.ts';
-export { DEFAULT_HELD_PER_PRINCIPAL, HeldRequests, HeldRequestsLimitError } from './held-requests.ts';
+export { DEFAULT_HELD_PER_PRINCIPAL, HeldRequests, HeldRequestsLimitError, holdFor } from './held-requests.ts';

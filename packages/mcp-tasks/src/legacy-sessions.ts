@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { BoundedEventStore } from './bounded-event-store.ts';
 import { LegacyStatusPushTransport } from './legacy-status-push.ts';
-import type { HeldRequests } from './held-requests.ts';
+import { HeldRequestsLimitError, holdFor, type HeldRequests } from './held-requests.ts';
 import type { TaskFollower } from './task-subscription.ts';
 
 export interface LegacySessionsOptions {
@@ -111,8 +111,8 @@ export class LegacySessions {
 
   async #open(r: LegacySessionRequest): Promise<Response | undefined> {
     if (this.#sessions.size >= this.#o.maxSessions) return undefined;
-    const release = r.held ? r.held.hold(r.principal) : () => undefined;
-    if (!release) return undefined;
+    const release = holdFor(r.held, r.principal);
+    if (release instanceof HeldRequestsLimitError) return undefined;
     let session: Session | undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),

@@ -19,7 +19,7 @@ import {
 } from './task-tools.ts';
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 import { TASKS_EXTENSION_ID } from './wire.ts';
-import { HeldRequestsLimitError, type HeldRequests } from './held-requests.ts';
+import { HeldRequestsLimitError, holdFor, type HeldRequests } from './held-requests.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
@@ -217,15 +217,11 @@ export class LegacyTasks {
   }
 
   /** One of the caller's held requests, or a JSON-RPC error saying the caller holds too many. */
-  #hold(ctx: ServerContext): (() => void) | undefined {
-    const { held } = this.#o;
-    if (!held) return undefined;
-    try {
-      return held.holdOrThrow(this.#o.principal(ctx));
-    } catch (error) {
-      if (!(error instanceof HeldRequestsLimitError)) throw error;
-      throw new ProtocolError(ProtocolErrorCode.InternalError, error.message, { code: error.code, limit: error.limit });
-    }
+  #hold(ctx: ServerContext): () => void {
+    const release = holdFor(this.#o.held, this.#o.principal(ctx));
+    if (release instanceof HeldRequestsLimitError)
+      throw new ProtocolError(ProtocolErrorCode.InternalError, release.message, release.data);
+    return release;
   }
 
   #call(ctx: ServerContext): ToolCall {

@@ -4,7 +4,7 @@
 // or statusMessage is written, the terminal one last. The SDK's own listen router honours only the
 // list_changed and resource filters, so a listen naming tasks is served here, over a TaskStore.
 import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
-import { HeldRequestsLimitError, type HeldRequests } from './held-requests.ts';
+import { HeldRequestsLimitError, holdFor, type HeldRequests } from './held-requests.ts';
 import type { ServerInfo } from './direct-request.ts';
 import { isPlainObject, readTaskListen, TaskSubscription, type TaskFollower } from './task-subscription.ts';
 
@@ -75,11 +75,8 @@ export class TaskListenRouter {
     const asked = readTaskListen(body.params);
     if ('error' in asked) return jsonRpcError(400, id, asked.error.code, asked.error.message, asked.error.data);
     if (this.#open.size >= this.#o.maxStreams) return jsonRpcError(200, id, -32603, 'Subscription limit reached');
-    const release = request.held ? request.held.hold(request.principal) : () => undefined;
-    if (!release) {
-      const refused = new HeldRequestsLimitError(request.held!.perPrincipal);
-      return jsonRpcError(200, id, -32603, refused.message, { code: refused.code, limit: refused.limit });
-    }
+    const release = holdFor(request.held, request.principal);
+    if (release instanceof HeldRequestsLimitError) return jsonRpcError(200, id, -32603, release.message, release.data);
     try {
       return await this.#stream(id, asked.taskIds, request, release);
     } catch (error) {

@@ -14,6 +14,7 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
+import type { Principal } from '../auth/token-table.ts';
 import { callerTasks, heldBy, mcpServerFactory, SERVER_NAME, taskToolsFor } from '../mcp-server.ts';
 import type { Services } from '../services.ts';
 import { databaseTrouble, isDatabaseUnavailable } from './database-unavailable.ts';
@@ -43,6 +44,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const serverInfo = { name: SERVER_NAME, version: options.version };
   // What each limited principal holds open on this node: waits, listen streams, 2025-11-25 sessions.
   const held = new HeldRequests(options.heldPerPrincipal ?? DEFAULT_HELD_PER_PRINCIPAL);
+  const heldOf = (caller: Principal) => heldBy(caller, options.limits, held);
   const handler = createMcpHandler(mcpServerFactory(services, options.version, options.limits, held), {
     maxRequestBodySize: options.bodyLimit,
     onerror: (error) => app.log.debug({ err: error }, 'mcp request rejected'),
@@ -141,7 +143,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         principal: caller.id,
         store,
         done: new Promise((resolve) => reply.raw.once('close', resolve)),
-        held: heldBy(caller, options.limits, held),
+        held: heldOf(caller),
       });
       if (answer) {
         services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'session' });
@@ -161,7 +163,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The tools are built only for a request that is a plain create.
       const answer = await answerTaskToolCall(
         { body: parsedBody, headers: mcpHeaders(request) },
-        (name) => taskToolsFor(services, caller, options.limits, heldBy(caller, options.limits, held)).get(name),
+        (name) => taskToolsFor(services, caller, options.limits, heldOf(caller)).get(name),
         { principal: caller.id, signal: hangUp.signal },
         serverInfo,
       );
@@ -181,7 +183,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       // The tools are built only for a request that is a plain create.
       const answer = await answerLegacyTaskCall(
         { body: parsedBody, headers: mcpHeaders(request) },
-        (name) => taskToolsFor(services, caller, options.limits, heldBy(caller, options.limits, held)).get(name),
+        (name) => taskToolsFor(services, caller, options.limits, heldOf(caller)).get(name),
         { principal: caller.id, signal: hangUp.signal },
       );
       if (answer) {
@@ -198,7 +200,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         principal: caller.id,
         store,
         signal: hangUp.signal,
-        held: heldBy(caller, options.limits, held),
+        held: heldOf(caller),
       });
       if (listen) {
         services.metrics.mcpRequests.inc({ method: 'subscriptions/listen', path: 'direct' });
