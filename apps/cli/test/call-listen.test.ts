@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { reflow, scratch, server } from './cli-helpers.ts';
+import { reflow, REFLOW_WEEKS, scratch, server } from './cli-helpers.ts';
 
-const CALL = ['--month', '2026-09', '--offline', 'studio-b', '--from', '2026-09-07', '--to', '2026-09-20', '--dry-run'];
+const CALL = [...REFLOW_WEEKS, '--dry-run'];
 
 async function proxy(upstreamUrl: string, options: { cutListens: boolean }) {
   const upstream = new URL(upstreamUrl);

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { reflow, scratch, server, until } from './cli-helpers.ts';
+import { reflow, REFLOW_WEEKS, scratch, server, until } from './cli-helpers.ts';
 
-const CALL = ['--month', '2026-09', '--offline', 'studio-b', '--from', '2026-09-07', '--to', '2026-09-20'];
+const CALL = REFLOW_WEEKS;
 
 interface StateDoc {
   version: number;

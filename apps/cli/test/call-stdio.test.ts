@@ -7,9 +7,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { freshTestDatabase, onPostgres } from '../../../scripts/test-store.mjs';
-import { reflow, scratch, until } from './cli-helpers.ts';
+import { reflow, REFLOW_WEEKS, scratch, until } from './cli-helpers.ts';
 
-const CALL = ['--month', '2026-09', '--offline', 'studio-b', '--from', '2026-09-07', '--to', '2026-09-20', '--dry-run'];
+const CALL = [...REFLOW_WEEKS, '--dry-run'];
 
 interface Message {
   id?: number;

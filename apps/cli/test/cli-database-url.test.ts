@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { openPostgresStore, type PostgresStore } from '@reflow/db';
 import { DEMO_SITE_PATH } from '@reflow/seed';
 import { createTestDatabase } from '../../../scripts/postgres-for-tests.mjs';
-import { reflow as start, reflowArgv, root, until } from './cli-helpers.ts';
+import { reflow as start, REFLOW_WEEKS, reflowArgv, root, until } from './cli-helpers.ts';
 
 const run = (command: string, args: string[], env: Record<string, string> = {}, input?: string) =>
   spawnSync(command, args, {
@@ -121,17 +121,7 @@ test('reflow call --stdio hands the database URL to its `reflow mcp` in the envi
   const imported = reflow(['import', DEMO_SITE_PATH, '--database-url', own.url]);
   assert.equal(imported.status, 0, imported.stderr);
 
-  const CALL = [
-    '--month',
-    '2026-09',
-    '--offline',
-    'studio-b',
-    '--from',
-    '2026-09-07',
-    '--to',
-    '2026-09-20',
-    '--dry-run',
-  ];
+  const CALL = [...REFLOW_WEEKS, '--dry-run'];
   const cases: [string, string[], Record<string, string>][] = [
     ['from $DATABASE_URL', [], { DATABASE_URL: secretUrl }],
     ['from --database-url', ['--database-url', secretUrl], { DATABASE_URL: '' }],

@@ -19,6 +19,18 @@ const command = builtEntry('cli') ?? [process.execPath, join(root, 'apps/cli/bin
 /** node's arguments that run `reflow` (its flags, then the script): `node ...reflowArgv, ...args`. */
 export const reflowArgv = command.slice(1);
 
+/** `reflow call`'s arguments for the tests' usual reflow: studio-b offline for two weeks of the demo month. */
+export const REFLOW_WEEKS = [
+  '--month',
+  '2026-09',
+  '--offline',
+  'studio-b',
+  '--from',
+  '2026-09-07',
+  '--to',
+  '2026-09-20',
+];
+
 export const scratch = () => mkdtempSync(join(tmpdir(), 'reflow-cli-client-'));
 
 /** PostgreSQL runs: the database standing for each SQLite path a test names (one per path, made on first use). */

@@ -4,20 +4,9 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { reflow, scratch, server, until } from './cli-helpers.ts';
+import { reflow, REFLOW_WEEKS, scratch, server, until } from './cli-helpers.ts';
 
-const CALL = [
-  'call',
-  '--month',
-  '2026-09',
-  '--offline',
-  'studio-b',
-  '--from',
-  '2026-09-07',
-  '--to',
-  '2026-09-20',
-  '--confirm',
-];
+const CALL = ['call', ...REFLOW_WEEKS, '--confirm'];
 
 async function confirmRun(t: { after(fn: () => unknown): void }, answer: string) {
   const dir = scratch();
