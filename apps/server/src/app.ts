@@ -5,6 +5,7 @@ import { CreationLimits } from './auth/creation-limits.ts';
 import { listSetting, registerSecurity } from './auth/security.ts';
 import { addSecurityHeaders } from './auth/security-headers.ts';
 import { loadTokenTable, type TokenTable } from './auth/token-table.ts';
+import { endIdleConnectionsOnClose } from './close-connections.ts';
 import type { Config } from './config.ts';
 import { RequestLogController } from './logging/request-log.ts';
 import { addMetricsRoutes } from './metrics/metrics-routes.ts';
@@ -38,6 +39,8 @@ export async function buildApp(
     logController: new RequestLogController(),
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory() } },
   });
+  // Closing waits for requests in flight, not for connections that carry none.
+  endIdleConnectionsOnClose(app);
   app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, request, reply) => {
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
