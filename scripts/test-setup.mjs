@@ -8,9 +8,10 @@
 // Every server the tests need is started by the tests themselves, on free ports (PostgreSQL by
 // scripts/postgres-for-tests.mjs, which `npm test`'s posttest stops).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { executable, installDebian as installDebianPackage, onPath } from './debian-packages.mjs';
 import { postgresBinDir } from './postgres-for-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -28,19 +29,6 @@ function node22ToolsMissing() {
 /** Where the operator page test looks for the browser: CHROMIUM_PATH, else Debian's /usr/bin/chromium. */
 const chromiumPath = () => process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
-function executable(path) {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(command) {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && executable(join(dir, command)));
-}
-
 function run(command, args, env = {}) {
   const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
   if (result.status !== 0) {
@@ -51,21 +39,12 @@ function run(command, args, env = {}) {
   }
 }
 
-/**
- * Installs Debian's `pkg` with apt-get (when root), for `why`; as anyone else, names the command
- * to run and exits non-zero. Exits when `present()` is still false afterwards.
- */
+/** installDebian (scripts/debian-packages.mjs), ending the setup with its error. */
 function installDebian(pkg, why, present) {
-  const install = `apt-get update && apt-get install -y --no-install-recommends ${pkg}`;
-  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
-    console.error(`test setup: ${why}; run: sudo sh -c '${install}'`);
-    process.exit(1);
-  }
-  console.error(`test setup: installing Debian's ${pkg} (apt-get): ${why}`);
-  run('apt-get', ['update', '-q'], { DEBIAN_FRONTEND: 'noninteractive' });
-  run('apt-get', ['install', '-y', '-q', '--no-install-recommends', pkg], { DEBIAN_FRONTEND: 'noninteractive' });
-  if (!present()) {
-    console.error(`test setup: apt-get installed ${pkg}, but it is still missing`);
+  try {
+    installDebianPackage(pkg, why, present);
+  } catch (error) {
+    console.error(`test setup: ${error.message}`);
     process.exit(1);
   }
 }
@@ -88,7 +67,7 @@ if (!executable(chromiumPath())) {
 }
 
 // The test that the WAL's fsync comes before each answer follows the server's system calls.
-if (!onPath('strace')) installDebian('strace', 'the fsync-before-response test needs strace', () => onPath('strace'));
+installDebian('strace', 'the fsync-before-response test needs strace', () => onPath('strace'));
 
 // The PostgreSQL store's tests start a throwaway server from Debian's binaries (unless
 // TEST_DATABASE_URL points at a server of your own).
