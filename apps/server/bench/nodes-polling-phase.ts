@@ -1,12 +1,17 @@
 // tasks/get throughput through one node, or through two nodes on one shared database: the same
-// pollers cycling through the same queued tasks, their connections spread over the nodes in turn
-// (autocannon gives connection i the i-th URL), as a load balancer without sticky sessions would.
+// pollers cycling through the same queued tasks, spread over the nodes (wrk's thread i sends to the
+// i-th node), as a load balancer without sticky sessions would. wrk, not autocannon: its own CPU
+// would otherwise take the core a second node needs (wrk-load.ts).
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer, type BenchDatabase, type BenchServer } from './bench-server.ts';
-import { runLoad, type LoadFigures } from './load.ts';
+import type { LoadFigures } from './load.ts';
+import { runWrk } from './wrk-load.ts';
 import { mcpBody, mcpHeaders } from '../harness/mcp-wire.ts';
 import { reflowStream } from './reflow-requests.ts';
 import { createReflowTask } from './task-waits.ts';
+
+/** The load run before the measured one, on the same nodes. */
+const WARM_UP_SECONDS = 2;
 
 /**
  * Accept-only nodes (WORKERS=0), so the polled tasks stay `working` and no solver thread shares the
@@ -29,18 +34,20 @@ export async function measureNodesPolling(
     // Created through every node in turn: any node answers for any task.
     for (let i = 0; i < options.connections; i++)
       taskIds.push((await createReflowTask(servers[i % servers.length].mcpUrl, next())).taskId);
-    const urls = servers.map((s) => s.mcpUrl);
-    return await runLoad({
-      url: urls.length === 1 ? urls[0] : urls,
-      connections: options.connections,
-      durationSeconds: options.seconds,
-      method: 'POST',
-      cycle: taskIds.map((taskId) => ({
-        headers: mcpHeaders('tasks/get', taskId),
-        body: mcpBody('tasks/get', { taskId }),
-      })),
-      accept: (b) => b.includes('"status":"working"'),
-    });
+    const load = (durationSeconds: number) =>
+      runWrk({
+        urls: servers.map((s) => s.mcpUrl),
+        connections: options.connections,
+        durationSeconds,
+        cycle: taskIds.map((taskId) => ({
+          headers: mcpHeaders('tasks/get', taskId),
+          body: mcpBody('tasks/get', { taskId }),
+        })),
+        accept: '"status":"working"',
+      });
+    // Unmeasured first: each node's JIT has compiled the poll's path, and its connections are open.
+    await load(WARM_UP_SECONDS);
+    return await load(options.seconds);
   } finally {
     for (const server of servers) await server.stop();
   }
