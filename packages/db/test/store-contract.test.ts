@@ -205,19 +205,23 @@ for (const kind of STORE_KINDS) {
       const released = (await store.tasks.get(claimed.id))!;
       assert.equal(released.claimedBy, null);
       assert.equal(released.leaseExpiresAt, null);
-      assert.equal(released.attempt, 0, 'the refunded attempt does not count');
+      assert.deepEqual(
+        [released.attempt, released.maxAttempts],
+        [1, 4],
+        'the refunded attempt does not count (one more allowed), and its number is not used again',
+      );
 
       const again = (await store.tasks.claimNext('node-1', 300))!;
-      assert.equal(again.attempt, 1);
+      assert.equal(again.attempt, 2);
       assert.equal(await store.tasks.claimNext('node-2', 300), undefined, 'a live lease is not taken');
       assert.deepEqual(await store.tasks.listExhausted(), []);
       await sleep(450);
       const taken = (await store.tasks.claimNext('node-2', 30_000))!;
       assert.equal(taken.id, claimed.id);
-      assert.equal(taken.attempt, 2);
+      assert.equal(taken.attempt, 3);
       assert.equal(await store.tasks.progress(fenceOf(again), 'late'), false, 'the lapsed holder is fenced out');
       const kinds = (await store.tasks.events(claimed.id)).map((e) => `${e.kind}:${e.attempt}`);
-      assert.deepEqual(kinds, ['created:0', 'claimed:1', 'released:1', 'claimed:1', 'released:1', 'claimed:2']);
+      assert.deepEqual(kinds, ['created:0', 'claimed:1', 'released:1', 'claimed:2', 'released:2', 'claimed:3']);
     });
 
     test('exhausted tasks are listed once their last claim lapsed, and fail without a fence', async () => {

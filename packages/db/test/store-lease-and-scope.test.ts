@@ -65,7 +65,48 @@ for (const kind of STORE_KINDS) {
       assert.equal((await store.tasks.get(task.id))?.status, 'working', 'nothing of the lapsed attempt was written');
       assert.equal(await store.tasks.release(fence, 'given back after a lapse', { refundAttempt: true }), true);
       const back = (await store.tasks.get(task.id))!;
-      assert.deepEqual([back.claimedBy, back.attempt], [null, 0], 'queued again, the attempt refunded');
+      assert.deepEqual(
+        [back.claimedBy, back.attempt, back.maxAttempts],
+        [null, 1, 4],
+        'queued again, the attempt refunded (one more allowed)',
+      );
+    });
+
+    test('a refunded attempt’s number is never used again: claimed anew by the same claimant, the old attempt’s writes are refused', async () => {
+      const { store } = await open();
+      const task = (await store.tasks.createOrFind(newTask({ maxAttempts: 1 }), { message: 'Queued' })).task;
+      const first = (await store.tasks.claimNext('node-1', 30_000))!;
+      assert.equal(first.id, task.id);
+      const old = fenceOf(first);
+      assert.equal(await store.tasks.release(old, 'Shutting down', { refundAttempt: true }), true);
+      assert.deepEqual(await store.tasks.listExhausted(), [], 'the refunded attempt did not use up the only one');
+      const again = (await store.tasks.claimNext('node-1', 30_000))!;
+      assert.equal(again.id, task.id, 'the same task, claimed again by the same claimant');
+      // Writes the old attempt still had queued land nowhere: the new attempt's row is untouched.
+      assert.equal(await store.tasks.progress(old, 'late progress of the old attempt'), false);
+      assert.equal(await store.tasks.renewLease(old, 60_000), false);
+      await assert.rejects(
+        store.inputs.park(old, { requests: { q: {} }, state: null, message: 'late park' }),
+        StaleAttemptError,
+      );
+      await assert.rejects(
+        store.transaction((tx) => tx.tasks.finish(old, { status: 'completed', result: '{}', message: 'late' })),
+        StaleAttemptError,
+      );
+      assert.equal(await store.tasks.release(old, 'late release'), false);
+      const row = (await store.tasks.get(task.id))!;
+      assert.deepEqual(
+        [row.status, row.claimedBy, row.attempt, row.leaseExpiresAt],
+        ['working', 'node-1', again.attempt, again.leaseExpiresAt],
+      );
+      assert.equal(
+        (await store.tasks.events(task.id)).some((e) => e.message.startsWith('late')),
+        false,
+        'no event of the old attempt after its release',
+      );
+      assert.equal(await store.tasks.progress(fenceOf(again), 'the new attempt writes'), true);
+      assert.notEqual(again.attempt, old.attempt, 'a new attempt number, so a new fence');
+      assert.equal(again.maxAttempts - again.attempt, 0, 'still its one attempt: the refunded one was not counted');
     });
 
     test('resumeLease: a lapsed holder gets its lease back while no overlapping task was claimed, and the attempt goes on', async () => {

@@ -165,7 +165,11 @@ test(
     await engine.stop(0);
     assert.equal(w.active, 0, 'no attempt outlives stop');
     const row = (await engine.store.tasks.get(task.id))!;
-    assert.deepEqual([row.status, row.claimedBy, row.attempt], ['working', null, 0], 'released, attempt refunded');
+    assert.deepEqual(
+      [row.status, row.claimedBy, row.attempt, row.maxAttempts],
+      ['working', null, 1, task.maxAttempts + 1],
+      'released, attempt refunded: one more allowed, its number not used again',
+    );
   },
 );
 

@@ -85,8 +85,8 @@ function attemptsOf(events: TaskEvent[], deaths: Map<number, number>): AttemptRe
   for (const e of events) {
     const key = `${e.task_id}#${e.attempt}`;
     if (e.kind === 'claimed') {
-      // A clean shutdown refunds its attempt, so the next claim may carry the same number again.
-      assert.ok(!open.get(key) || open.get(key)!.ended, `attempt ${e.attempt} of ${e.task_id} claimed twice at once`);
+      // An attempt number is claimed once: a refund (a clean shutdown) adds an attempt, never reuses one.
+      assert.ok(!open.has(key), `attempt ${e.attempt} of ${e.task_id} claimed twice`);
       const by = e.data?.by;
       assert.ok(by, `claim of ${key} records its node`);
       const record = {

@@ -53,8 +53,13 @@ test('SIGTERM: a solve within the grace period finishes; one past it is released
   assert.equal(await server.terminate(30_000), 'exit 0', server.output().slice(-2000));
   assert.deepEqual(
     await claimOf(store, released),
-    { status: 'working', attempt: 0, claimedBy: null },
-    'back in the queue, attempt refunded',
+    { status: 'working', attempt: 1, claimedBy: null },
+    'back in the queue; attempt 1 stays spent as a number (never reused)',
+  );
+  assert.equal(
+    (await store.tasks.get(released))!.maxAttempts,
+    (await store.tasks.get(finishing))!.maxAttempts + 1,
+    'attempt refunded: one more allowed',
   );
   assert.deepEqual(await store.nodes.list(), [], 'no node left behind to hold a claim');
   assert.ok((await store.tasks.events(released)).some((e) => e.kind === 'released' && /shut down/.test(e.message)));
@@ -65,7 +70,7 @@ test('SIGTERM: a solve within the grace period finishes; one past it is released
   server = await startServerProcess(location, {}, true);
   const done = await waitForTaskStatus(server.mcpUrl, released, ['completed', 'failed', 'cancelled']);
   assert.equal(done.status, 'completed');
-  assert.equal((await store.tasks.get(released))!.attempt, 1);
+  assert.equal((await store.tasks.get(released))!.attempt, 2, 'one attempt counted, after the refunded one');
   assert.equal((await store.audit.movesOf(released)).length, done.result.structuredContent.moved);
   await server.kill();
 });

@@ -62,7 +62,7 @@ export const TRANSITIONS = {
   release: {
     from: ['running', 'lapsed'],
     guard: 'owned',
-    writes: 'claimed_by and lease cleared (attempt refunded on a clean shutdown)',
+    writes: 'claimed_by and lease cleared (refunded on a clean shutdown: max_attempts + 1, the number not reused)',
     event: 'released',
     signal: 'released',
   },
@@ -271,11 +271,18 @@ export const claimSet = (claimedBy: string, leaseMs: number, t: TaskColumns, now
 
 export const leaseSet = (leaseMs: number, now: StoreNow): TaskSet => ({ leaseExpiresAt: sql`${now} + ${leaseMs}` });
 
+/**
+ * `release`, and `reap` (no refund). A refund (an attempt interrupted on purpose, not failed) gives
+ * the task one more attempt, as a park does, rather than taking its number back: the attempt is
+ * half of the fence (attempt, claimant), so a number used once is never used again, and a write the
+ * released attempt still had in flight can never pass the fence of the next claim (by the same
+ * claimant, too). Attempts left (`max_attempts - attempt`) are as before the claim.
+ */
 export const releaseSet = (t: TaskColumns, now: StoreNow, refundAttempt = false): TaskSet => ({
   claimedBy: null,
   leaseExpiresAt: null,
   lastUpdatedAt: now,
-  ...(refundAttempt ? { attempt: sql`${t.attempt} - 1` } : {}),
+  ...(refundAttempt ? { maxAttempts: sql`${t.maxAttempts} + 1` } : {}),
 });
 
 /** `reap`: the working tasks claimed by any of `claimants`. */
