@@ -6,6 +6,7 @@
 // session id is served statelessly as before (the caller's route, not this class).
 import { randomUUID } from 'node:crypto';
 import {
+  ProtocolErrorCode,
   WebStandardStreamableHTTPServerTransport,
   type AuthInfo,
   type McpServer,
@@ -28,6 +29,10 @@ export interface LegacySessionsOptions {
 }
 
 export interface LegacySessionRequest {
+  /**
+   * The HTTP request. Its `signal` aborting means the client hung up before the answer was sent:
+   * what the request asked is cancelled, as a stateless request's is (its server closed).
+   */
   request: Request;
   parsedBody?: unknown;
   authInfo?: AuthInfo;
@@ -158,10 +163,36 @@ export class LegacySessions {
       session.open--;
       session.lastSeen = Date.now();
     });
-    return session.transport.handleRequest(r.request, {
+    const response = await session.transport.handleRequest(r.request, {
       authInfo: r.authInfo,
       ...(r.parsedBody !== undefined ? { parsedBody: r.parsedBody } : {}),
     });
+    // Its messages are being handled now (the transport hands them on before it answers).
+    const hungUp = () => void this.#cancel(session, requestIds(r.parsedBody));
+    if (r.request.signal.aborted) hungUp();
+    else r.request.signal.addEventListener('abort', hungUp, { once: true });
+    return response;
+  }
+
+  /**
+   * The requests `ids` of a session whose client hung up before their answers: each handler hears it
+   * as a cancellation (its signal aborts, so a tasks/result wait ends and gives back its held
+   * request), as though the client had sent notifications/cancelled. The session's server then
+   * sends no answer; the transport is given one instead — an error saying so, kept for a client that
+   * resumes the request's stream (Last-Event-ID) — as only an answer makes it forget the request.
+   */
+  async #cancel(session: Session, ids: (string | number)[]): Promise<void> {
+    for (const id of ids) {
+      session.push.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: id, reason: HUNG_UP },
+      });
+      // Answered meanwhile (the transport forgot it), or the session ended: nothing to forget.
+      await session.transport
+        .send({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message: HUNG_UP } })
+        .catch(() => undefined);
+    }
   }
 
   #sweep(): void {
@@ -172,4 +203,16 @@ export class LegacySessions {
       void session.server.close().catch(() => undefined);
     }
   }
+}
+
+const HUNG_UP = 'Request cancelled: the client closed the connection before the answer; send it again';
+
+/** The ids of the JSON-RPC requests in a POST's body (one message, or a batch). */
+function requestIds(body: unknown): (string | number)[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((m) =>
+    m !== null && typeof m === 'object' && typeof m.method === 'string' && ['string', 'number'].includes(typeof m.id)
+      ? [m.id as string | number]
+      : [],
+  );
 }

@@ -131,13 +131,21 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return reply.code(answer.status).headers(answer.headers).send(answer.body);
       }
     }
+    // The client hanging up before the answer is written cancels the request (2026-07-28
+    // transports/cancellation): the SDK aborts the handler's signal when this one aborts, and so do
+    // a 2025-11-25 session, the direct answers and the listen router.
+    const hangUp = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
+    });
+
     // A 2025-11-25 session's requests, and the initialize that opens one, are its transport's to serve
     // (its plain polls were answered above); an id no session here has is 404, as the spec says.
     const sessionId = one(request, 'mcp-session-id');
     if (sessionId !== undefined || LegacySessions.opens(parsedBody, one(request, 'mcp-protocol-version'))) {
       const { caller, store } = callerTasks(services, authInfo);
       const answer = await sessions.answer(sessionId, {
-        request: webRequest(request, body),
+        request: webRequest(request, body, hangUp.signal),
         parsedBody,
         authInfo,
         principal: caller.id,
@@ -150,13 +158,6 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return sendResponse(reply, answer);
       }
     }
-    // The client hanging up before the answer is written cancels the request (2026-07-28
-    // transports/cancellation): the SDK aborts the handler's signal when this one aborts.
-    const hangUp = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));
-    });
-
     // The create every task-declaring client sends: answered here when it is a plain one.
     if (options.fastTaskCalls !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tools/call') {
       const { caller } = callerTasks(services, authInfo);

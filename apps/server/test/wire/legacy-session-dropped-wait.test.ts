@@ -1,0 +1,82 @@
+// A 2025-11-25 session's tasks/result wait whose client hangs up gives its held request back at
+// once, as a stateless one does. The session's requests were served without the hang-up: the wait
+// went on polling its task and kept one of the principal's MAX_HELD_REQUESTS_PER_PRINCIPAL until the
+// task ended, so after a dropped wait the next one was refused (RFL_TOO_MANY_HELD).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseMcpBody } from '../../harness/mcp-wire.ts';
+import { LEGACY_REVISION, RawLegacySession } from '../../harness/legacy-session.ts';
+import { reflowOn, startTestServer } from '../helpers/test-server.ts';
+import { loadAwareDeadline } from '../../../../scripts/test-wait.mjs';
+
+const ALICE = 'alice-token-0123456789abcdef';
+
+/** How long a request still unanswered counts as held open by the server (the task never ends). */
+const HELD_MS = 500;
+
+test('a 2025-11-25 session: a tasks/result wait dropped by its client gives its held request back; the next wait is accepted', async (t) => {
+  // No workers: the task stays working, so every tasks/result on it waits. Two held requests: the
+  // session is one, a wait the other.
+  const server = await startTestServer({
+    AUTH_TOKENS: `alice:client:${ALICE}`,
+    WORKERS: '0',
+    MAX_HELD_REQUESTS_PER_PRINCIPAL: '2',
+  });
+  const url = server.mcpUrl;
+  const session = new RawLegacySession(url, ALICE);
+  assert.equal((await session.open()).status, 200);
+  assert.ok(session.sessionId, 'initialize opened a session (one of her two held requests)');
+  const created = await session.post('tools/call', { name: 'reflow_month', arguments: reflowOn(1), task: {} });
+  const taskId = created.body.result?.task?.taskId as string;
+  assert.match(taskId, /^tsk_/, JSON.stringify(created.body));
+
+  let nextId = 100;
+  /** tasks/result in the session: what it answered, or 'held' when still unanswered after HELD_MS. */
+  const wait = (signal?: AbortSignal) => {
+    const answer = fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': LEGACY_REVISION,
+        'mcp-session-id': session.sessionId!,
+        authorization: `Bearer ${ALICE}`,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++nextId, method: 'tasks/result', params: { taskId } }),
+      signal,
+    })
+      .then(async (response) => ({ answered: parseMcpBody(await response.text()) }))
+      // The answer's headers come at once (its SSE stream opens): a drop may end the body instead.
+      .catch((error: Error) => ({ dropped: error.name }));
+    return { answer, first: Promise.race([answer, sleep(HELD_MS, 'held' as const)]) };
+  };
+  const open: Promise<unknown>[] = [];
+  // The wait still open ends with its task (cancelled), then the server closes.
+  t.after(async () => {
+    await session.post('tasks/cancel', { taskId });
+    await Promise.all(open);
+    await server.close();
+  });
+
+  const drop = new AbortController();
+  const dropped = wait(drop.signal);
+  assert.equal(await dropped.first, 'held', 'the first wait is held open');
+  drop.abort();
+  assert.deepEqual(await dropped.answer, { dropped: 'AbortError' });
+
+  // The server hears the hang-up within milliseconds; until it has, a new wait may still be refused.
+  const deadline = loadAwareDeadline(5_000);
+  let next: unknown;
+  for (;;) {
+    const asked = wait();
+    next = await asked.first;
+    if (next === 'held') {
+      open.push(asked.answer);
+      break;
+    }
+    if (deadline.passed()) break;
+    await sleep(50);
+  }
+  assert.equal(next, 'held', `a wait after the dropped one is accepted, not refused: ${JSON.stringify(next)}`);
+});
