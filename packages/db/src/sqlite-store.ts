@@ -111,12 +111,28 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
-  /** Signals of the open transaction, sent once it commits (none of a rolled-back one). */
+  /**
+   * Signals of the open transaction, or of the write running now (#write), sent once it commits
+   * (none of a rolled-back one).
+   */
   #held: [StoreSignal, string][] | undefined;
 
   #signal(signal: StoreSignal, taskId: string): void {
     if (this.#held) this.#held.push([signal, taskId]);
     else this.#signals.emit('signal', signal, taskId);
+  }
+
+  /**
+   * Runs a write's synchronous statements, holding the signals its queries send (a release, a reap):
+   * they are sent by the caller once it has committed and is durable, never if it throws.
+   */
+  #holdingSignals<T>(fn: () => T): { value: T; signals: [StoreSignal, string][] } {
+    const signals: [StoreSignal, string][] = (this.#held = []);
+    try {
+      return { value: fn(), signals };
+    } finally {
+      this.#held = undefined;
+    }
   }
 
   get nodes(): NodeStore {
@@ -171,18 +187,22 @@ export class SqliteStore implements Store {
    * Runs synchronous statements that may write (each commits as it runs) with the connection to
    * itself until they are on disk. On a file at FULL they commit at NORMAL and the WAL is flushed off
    * the event loop before anything else runs on the connection: nobody reads a row before it is durable.
+   * The signals their queries send go out then, as a transaction's do.
    */
   #write<T>(fn: () => T): Promise<T> {
     const flushWal = this.#flushWal;
     if (!flushWal)
       return (async () => {
         while (this.#open) await this.#open;
-        return fn();
+        const { value, signals } = this.#holdingSignals(fn);
+        for (const [signal, taskId] of signals) this.#signal(signal, taskId);
+        return value;
       })();
     return this.#exclusive(async () => {
       const before = this.#totalChanges();
-      const value = this.#atNormal(fn);
+      const { value, signals } = this.#holdingSignals(() => this.#atNormal(fn));
       if (this.#totalChanges() !== before) await flushWal();
+      for (const [signal, taskId] of signals) this.#signal(signal, taskId);
       return value;
     });
   }
@@ -306,13 +326,14 @@ export class SqliteStore implements Store {
   }
 
   #queries(): Queries {
-    return (this.#q ??= queriesFor(this.connection, this.clock));
+    return (this.#q ??= queriesFor(this.connection, this.clock, (signal, taskId) => this.#signal(signal, taskId)));
   }
 
   /**
    * The query groups, each call run through `run` (straight, or after the open transaction); calls
    * that write go through `write` (outside a transaction: #write, their fsync off the event loop).
-   * A create joins the group commit; a release, a cancel and a resuming answer signal once done.
+   * A create joins the group commit. A create, a cancel and a resuming answer signal once done; a
+   * release and a reap signal from their queries, held (#write, transaction) until they commit.
    */
   #groups(inTransaction: boolean, run: Turn, write: Turn): StoreQueries {
     const q = () => this.#queries();
@@ -329,11 +350,6 @@ export class SqliteStore implements Store {
           const created = await createOrFind(...args);
           if (created.created) this.#signal('created', created.task.id);
           return created;
-        },
-        release: async (...args: Parameters<TaskStore['release']>) => {
-          const released = await tasks.release(...args);
-          if (released) this.#signal('released', args[0].taskId);
-          return released;
         },
         cancel: async (...args: Parameters<TaskStore['cancel']>) => {
           const cancelled = await tasks.cancel(...args);

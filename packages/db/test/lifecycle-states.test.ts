@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { SQLiteSyncDialect } from 'drizzle-orm/sqlite-core';
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -259,6 +260,54 @@ describe('the SQLite store around what SQLite does itself', () => {
     assert.equal(inside, 1, 'COMMIT on the event loop does not fsync');
     assert.equal(flushes, before + 1, 'the WAL is flushed once the transaction committed');
     assert.equal(synchronous(), 2);
+  });
+
+  test('claims released by reaping (releaseClaimsOf, reapLapsed, unregister) signal once their transaction committed and its WAL flush returned', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'reflow-states-'));
+    const path = join(dir, 'store.db');
+    let flushes = 0;
+    const store = openSqliteStore(path, {
+      synchronous: 'FULL',
+      wrapWalFlush: (flush: FlushWal) => async () => {
+        await flush();
+        flushes++;
+      },
+    });
+    await store.migrate();
+    // Another connection sees only what was committed.
+    const reader = new Database(path, { readonly: true });
+    t.after(async () => {
+      reader.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const claimOf = reader.prepare('select "claimed_by" from "tasks" where "id" = ?').pluck();
+    await store.nodes.register({ id: 'node-2', host: 'h2', pid: 22, workers: 1 });
+    await store.nodes.register({ id: 'node-3', host: 'h3', pid: 33, workers: 1 });
+    const claimed: Record<string, string> = {};
+    for (const claimant of ['gone-1', 'node-2', 'node-3']) {
+      await store.tasks.createOrFind(newTask(), { message: 'Queued' });
+      claimed[claimant] = (await store.tasks.claimNext(claimant, 60_000))!.id;
+    }
+    // What the other connection sees of the task, and how many flushes had returned, as each signal is sent.
+    const heard: [StoreSignal, string, unknown, number][] = [];
+    store.onSignal((signal, id) => heard.push([signal, id, claimOf.get(id), flushes]));
+    const releases: [string, () => Promise<unknown>][] = [
+      ['gone-1', () => store.tasks.releaseClaimsOf(['gone-1'], 'Its process is gone')],
+      // A lapse of -1 ms: every heartbeat up to now has lapsed (node-3 is the reaper, so never reaped).
+      ['node-2', () => store.nodes.reapLapsed(-1, 'Node node-2 stopped beating', 'node-3')],
+      ['node-3', () => store.nodes.unregister('node-3', 'Node node-3 shut down')],
+    ];
+    for (const [claimant, release] of releases) {
+      heard.length = 0;
+      const before = flushes;
+      await release();
+      assert.deepEqual(
+        heard,
+        [['released', claimed[claimant], null, before + 1]],
+        `${claimant}: signalled once durable`,
+      );
+    }
   });
 
   test('a create refused in a batch takes only its own signals with it: an earlier create’s admit still signals', async () => {

@@ -588,6 +588,40 @@ for (const kind of STORE_KINDS) {
       );
     });
 
+    test('signals: claims released by reaping (releaseClaimsOf, reapLapsed, unregister) are heard, and nothing of a rolled-back one', async () => {
+      const { store, second } = await open();
+      const listener = kind.name === 'postgres' ? await second() : store;
+      const heard: string[] = [];
+      listener.onSignal((signal: StoreSignal, taskId: string) => heard.push(`${signal}:${taskId}`));
+      await listener.listening();
+      const waitFor = async (expected: string) => {
+        for (let i = 0; i < 100 && !heard.includes(expected); i++) await sleep(20);
+        assert.ok(heard.includes(expected), `heard ${expected} (heard: ${heard.join(', ')})`);
+      };
+      await store.nodes.register({ id: 'node-2', host: 'h2', pid: 22, workers: 1 });
+      await store.nodes.register({ id: 'node-3', host: 'h3', pid: 33, workers: 1 });
+      const claimed: Record<string, string> = {};
+      for (const claimant of ['gone-1', 'node-2', 'node-3', 'kept-4']) {
+        await store.tasks.createOrFind(newTask(), { message: 'Queued' });
+        claimed[claimant] = (await store.tasks.claimNext(claimant, 60_000))!.id;
+      }
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          assert.equal(await tx.tasks.releaseClaimsOf(['kept-4'], 'Released, then rolled back'), 1);
+          throw new Error('abort');
+        }),
+      );
+      assert.equal(await store.tasks.releaseClaimsOf(['gone-1'], 'Its process is gone'), 1);
+      await waitFor(`released:${claimed['gone-1']}`);
+      await sleep(100);
+      assert.deepEqual(await store.nodes.reapLapsed(50, 'Node node-2 stopped beating', 'node-3'), ['node-2']);
+      await waitFor(`released:${claimed['node-2']}`);
+      await store.nodes.unregister('node-3', 'Node node-3 shut down');
+      await waitFor(`released:${claimed['node-3']}`);
+      assert.equal((await store.tasks.get(claimed['kept-4']))?.claimedBy, 'kept-4', 'the rollback kept the claim');
+      assert.equal(heard.includes(`released:${claimed['kept-4']}`), false, 'a rolled-back release is never signalled');
+    });
+
     test('migrate is idempotent, seeds an empty site once, and reports the migrations applied', async () => {
       const { store } = await open();
       assert.equal(await store.migrationsApplied(), true);

@@ -4,11 +4,13 @@ import { lapsedNodesWhere } from './node-where.ts';
 import type { Db } from '../connection.ts';
 import { nodes } from '../schema/index.ts';
 import { taskClaimQueries } from './task-claim-queries.ts';
+import type { SendSignal } from './task-transition.ts';
 
 export type NodeRow = typeof nodes.$inferSelect;
 
-export function nodeQueries(db: Db, clock: () => number) {
-  const claims = taskClaimQueries(db, clock);
+/** `signal`: the claim queries' (a reap sends `released` for each task it gives back). */
+export function nodeQueries(db: Db, clock: () => number, signal: SendSignal) {
+  const claims = taskClaimQueries(db, clock, signal);
   const immediate = <T>(fn: () => T): T => db.$client.transaction(fn).immediate();
   return {
     register(node: { id: string; host: string; pid: number; workers: number }): void {

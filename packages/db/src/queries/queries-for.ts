@@ -20,18 +20,20 @@ import { siteQueries } from './site-queries.ts';
 import type { Synchronous } from './synchronous.ts';
 import { taskListQueries } from './task-list-queries.ts';
 import { taskQueries } from './task-queries.ts';
+import type { SendSignal } from './task-transition.ts';
 
-export function queriesFor(connection: Connection, clock: () => number) {
+/** `signal`: where the queries send the signals of the transitions they run (none by default). */
+export function queriesFor(connection: Connection, clock: () => number, signal: SendSignal = () => {}) {
   const { db } = connection;
   return {
-    tasks: taskQueries(db, clock) satisfies Synchronous<Omit<TaskStore, 'createOrFind'>>,
+    tasks: taskQueries(db, clock, signal) satisfies Synchronous<Omit<TaskStore, 'createOrFind'>>,
     taskList: taskListQueries(db, clock) satisfies Synchronous<TaskListStore>,
     site: siteQueries(db) satisfies Synchronous<SiteStore>,
     bookings: bookingQueries(db) satisfies Synchronous<BookingStore>,
     audit: auditQueries(db) satisfies Synchronous<AuditStore>,
     inputs: inputQueries(db, clock) satisfies Synchronous<InputStore>,
     principals: principalQueries(db, clock) satisfies Synchronous<PrincipalStore>,
-    nodes: nodeQueries(db, clock) satisfies Synchronous<NodeStore>,
+    nodes: nodeQueries(db, clock, signal) satisfies Synchronous<NodeStore>,
   };
 }
 export type Queries = ReturnType<typeof queriesFor>;

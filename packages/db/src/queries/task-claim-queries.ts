@@ -20,12 +20,13 @@ import {
 } from '../lifecycle/task-transitions.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
 import { StaleAttemptError, type TaskRow, type AttemptFence } from './task-rows.ts';
-import { applyTransition } from './task-transition.ts';
+import { applyTransition, type SendSignal } from './task-transition.ts';
 
 const holder = alias(tasks, 'holder');
 const other = alias(tasks, 'other');
 
-export function taskClaimQueries(db: Db, clock: () => number) {
+/** `signal` sends `released` for each task a release or a reap gives back (sqlite-store.ts sends it once committed). */
+export function taskClaimQueries(db: Db, clock: () => number, signal: SendSignal) {
   // Asked on every create and, through the engine's queue snapshot, by polls: prepared once.
   const queued = sql`${queuedRows(tasks)} and ${tasks.expiresAt} > ${sql.placeholder('now')}`;
   const depth = db
@@ -204,15 +205,17 @@ export function taskClaimQueries(db: Db, clock: () => number) {
      */
     release(fence: AttemptFence, message: string, options: { refundAttempt?: boolean } = {}): boolean {
       const now = clock();
-      return db.transaction(
+      const released = db.transaction(
         (tx) =>
           applyTransition(tx, now, releaseSet(tasks, now, options.refundAttempt), ownedBy(fence, tasks, now), {
             attempt: fence.attempt,
             kind: 'released',
             message,
-          }).length === 1,
+          }),
         { behavior: 'immediate' },
       );
+      for (const row of released) signal('released', row.id);
+      return released.length === 1;
     },
 
     /** Who holds claims on working tasks (process instance ids). */
@@ -225,18 +228,23 @@ export function taskClaimQueries(db: Db, clock: () => number) {
         .map((r) => r.claimedBy!);
     },
 
-    /** Puts the working tasks of dead claimants back in the queue at once, each with an event saying so. */
+    /**
+     * Puts the working tasks of dead claimants back in the queue at once, each with an event saying
+     * so and a signal (so an idle engine takes it at once). Also run by reapLapsed and unregister.
+     */
     releaseClaimsOf(claimants: string[], message: string): number {
       const now = clock();
       if (claimants.length === 0) return 0;
-      return db.transaction(
+      const released = db.transaction(
         (tx) =>
           applyTransition(tx, now, releaseSet(tasks, now), claimedByAnyWhere(claimants, tasks), {
             kind: 'released',
             message,
-          }).length,
+          }),
         { behavior: 'immediate' },
       );
+      for (const row of released) signal('released', row.id);
+      return released.length;
     },
 
     /** Working tasks that have used every attempt and whose last claim is gone or lapsed, except the caller's `running` ones. */

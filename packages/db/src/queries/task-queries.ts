@@ -4,15 +4,16 @@ import { taskClaimQueries } from './task-claim-queries.ts';
 import { taskPollQueries } from './task-poll-queries.ts';
 import { taskRecordQueries } from './task-record-queries.ts';
 import { taskStateQueries } from './task-state-queries.ts';
+import type { SendSignal } from './task-transition.ts';
 
 export * from './task-rows.ts';
 export type { TaskPollRow } from './task-poll-queries.ts';
 
-export function taskQueries(db: Db, clock: () => number) {
+export function taskQueries(db: Db, clock: () => number, signal: SendSignal) {
   return {
     ...taskRecordQueries(db, clock),
     ...taskPollQueries(db, clock),
-    ...taskClaimQueries(db, clock),
+    ...taskClaimQueries(db, clock, signal),
     ...taskStateQueries(db, clock),
   };
 }

@@ -5,7 +5,15 @@
 import type { SQL } from 'drizzle-orm';
 import type { TaskSet, TransitionEvent } from '../lifecycle/task-transitions.ts';
 import type { Db } from '../connection.ts';
+import type { StoreSignal } from '../store.ts';
 import { taskEvents, tasks } from '../schema/index.ts';
+
+/**
+ * Where a query sends a transition's signal (TRANSITIONS' `signal`) for a row it moved: SqliteStore
+ * holds it until the write or transaction that made the change has committed (and its WAL flush
+ * returned), and drops it if that rolls back, as PostgreSQL's NOTIFY is heard only on COMMIT.
+ */
+export type SendSignal = (signal: StoreSignal, taskId: string) => void;
 
 /** A row a transition moved: its id, its attempt after the write, and when (the store's clock). */
 export interface MovedRow {
