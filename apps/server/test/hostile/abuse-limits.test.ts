@@ -102,7 +102,7 @@ test('task ids carry at least 128 random bits', async (t) => {
 /**
  * A 2025-11-25 request of `token` as a raw HTTP exchange, and whether the server still holds it
  * open after `holdMs` ('held') or has answered it. A held one is left running: the test ends it by
- * cancelling its task (a dropped connection would work too, but makes the server's close wait).
+ * cancelling its task (a dropped connection would work too).
  */
 async function legacyRequest(
   url: string,
