@@ -551,9 +551,12 @@ for (const kind of STORE_KINDS) {
       assert.equal(await store.tasks.queueDepth(), 2);
     });
 
-    test('signals: create, cancel, answer (resumed) and release are heard, and nothing of a rolled-back create', async () => {
+    /**
+     * A store and what a listener hears of it: on PostgreSQL another node, on SQLite the same
+     * process; `waitFor` waits (up to 2 s) until `signal:taskId` is heard.
+     */
+    async function openListening() {
       const { store, second } = await open();
-      // On PostgreSQL another node hears them; on SQLite the same process does.
       const listener = kind.name === 'postgres' ? await second() : store;
       const heard: string[] = [];
       listener.onSignal((signal: StoreSignal, taskId: string) => heard.push(`${signal}:${taskId}`));
@@ -562,6 +565,11 @@ for (const kind of STORE_KINDS) {
         for (let i = 0; i < 100 && !heard.includes(expected); i++) await sleep(20);
         assert.ok(heard.includes(expected), `heard ${expected} (heard: ${heard.join(', ')})`);
       };
+      return { store, heard, waitFor };
+    }
+
+    test('signals: create, cancel, answer (resumed) and release are heard, and nothing of a rolled-back create', async () => {
+      const { store, heard, waitFor } = await openListening();
       const rolledBack = newTask();
       await assert.rejects(
         store.transaction(async (tx) => {
@@ -589,15 +597,7 @@ for (const kind of STORE_KINDS) {
     });
 
     test('signals: claims released by reaping (releaseClaimsOf, reapLapsed, unregister) are heard, and nothing of a rolled-back one', async () => {
-      const { store, second } = await open();
-      const listener = kind.name === 'postgres' ? await second() : store;
-      const heard: string[] = [];
-      listener.onSignal((signal: StoreSignal, taskId: string) => heard.push(`${signal}:${taskId}`));
-      await listener.listening();
-      const waitFor = async (expected: string) => {
-        for (let i = 0; i < 100 && !heard.includes(expected); i++) await sleep(20);
-        assert.ok(heard.includes(expected), `heard ${expected} (heard: ${heard.join(', ')})`);
-      };
+      const { store, heard, waitFor } = await openListening();
       await store.nodes.register({ id: 'node-2', host: 'h2', pid: 22, workers: 1 });
       await store.nodes.register({ id: 'node-3', host: 'h3', pid: 33, workers: 1 });
       const claimed: Record<string, string> = {};
