@@ -93,7 +93,14 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
     // 2026-07-28 clients get the SEP-2663 extension; 2025-era clients the 2025-11-25 task API. Same store.
     const tasks =
       ctx.era === 'legacy'
-        ? new LegacyTasks({ store, principal: principalOf, identifiesRequestors: !caller.local, held: callerHeld })
+        ? new LegacyTasks({
+            store,
+            principal: principalOf,
+            identifiesRequestors: !caller.local,
+            held: callerHeld,
+            // Its tasks/result waits end, answered, when the engine has stopped (the shutdown's grace over).
+            stopping: services.engine.stopped,
+          })
         : new TasksExtension({ store, principal: principalOf });
     for (const [name, tool] of taskToolsFor(services, caller, limits, callerHeld)) tasks.tool(name, tool);
     if (services.conformanceFixtures) registerConformanceFixtures(mcp, tasks, services.engine);

@@ -57,6 +57,8 @@ interface Session {
   lastSeen: number;
   /** Requests (a GET stream among them) still open. */
   open: number;
+  /** Called each time `open` falls to 0. */
+  onIdle?: () => void;
   /** Gives back the principal's held request the session counts as. */
   release: () => void;
 }
@@ -107,11 +109,22 @@ export class LegacySessions {
     return this.#serve(session, r);
   }
 
-  /** Ends every session (the server stops): open GET streams close; clients re-initialize elsewhere. */
+  /**
+   * Ends every session (the server stops): no session takes another request, GET streams close at
+   * once, and each session's server closes once the requests it is answering have been answered (a
+   * tasks/result wait, say, is answered when the server stops serving waits); clients re-initialize
+   * elsewhere. Resolves when every session has ended.
+   */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
     const sessions = [...this.#sessions.keys()].map((id) => this.#end(id)!);
-    await Promise.all(sessions.map((s) => s.server.close().catch(() => undefined)));
+    await Promise.all(
+      sessions.map(async (session) => {
+        session.transport.closeStandaloneSSEStream();
+        if (session.open > 0) await new Promise<void>((resolve) => (session.onIdle = resolve));
+        await session.server.close().catch(() => undefined);
+      }),
+    );
   }
 
   async #open(r: LegacySessionRequest): Promise<Response | undefined> {
@@ -162,6 +175,7 @@ export class LegacySessions {
     void r.done.finally(() => {
       session.open--;
       session.lastSeen = Date.now();
+      if (session.open === 0) session.onIdle?.();
     });
     const response = await session.transport.handleRequest(r.request, {
       authInfo: r.authInfo,

@@ -45,6 +45,12 @@ export interface LegacyTasksOptions {
   resultPollMs?: number;
   /** The caller's cap on requests held open (a tasks/result that waits is one); none: not limited. */
   held?: HeldRequests;
+  /**
+   * Aborts when the server stops serving waits (it is shutting down, and no task moves here any
+   * more): a tasks/result still waiting then answers so (`RFL_SHUTTING_DOWN`, naming the task, which
+   * is durable), instead of holding the server's close until its client gives up.
+   */
+  stopping?: AbortSignal;
 }
 
 /** tasks/list's page size unless told otherwise (the direct poll path pages the same way). */
@@ -62,9 +68,10 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * `params.task` is answered synchronously. Attach once per legacy-era server, before connecting.
  */
 export class LegacyTasks {
-  readonly #o: Required<Omit<LegacyTasksOptions, 'principal' | 'held'>> & {
+  readonly #o: Required<Omit<LegacyTasksOptions, 'principal' | 'held' | 'stopping'>> & {
     principal: (ctx: ServerContext) => string;
     held?: HeldRequests;
+    stopping?: AbortSignal;
   };
   readonly #tools = new TaskTools();
   readonly #attached = new WeakSet<McpServer>();
@@ -198,22 +205,47 @@ export class LegacyTasks {
     return withRelatedTask(task.result ?? { content: [] }, taskId);
   }
 
-  /** Re-reads the task until it settles. */
+  /**
+   * Re-reads the task until it settles, the request ends (cancelled, or its client gone), or the
+   * server stops serving waits: then, read once more, the task answers if it settled, else the wait
+   * says the server is shutting down.
+   */
   async #waitUntilSettled(taskId: string, task: TaskView, ctx: ServerContext): Promise<TaskView> {
-    while (!TERMINAL.has(task.status)) {
-      // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
-      // server cannot take the answer to a request sent on this stream): say so now rather than
-      // block until the task expires.
-      if (task.status === 'input_required')
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
-          { taskId, status: task.status },
-        );
-      await sleep(this.#o.resultPollMs, undefined, { signal: ctx.mcpReq.signal });
-      task = await this.#visible(taskId, ctx);
+    const { stopping } = this.#o;
+    // Ends the pause between two reads: the request ending, or the server stopping.
+    const pause = new AbortController();
+    const stop = () => pause.abort();
+    for (const signal of [ctx.mcpReq.signal, stopping]) {
+      if (signal?.aborted) stop();
+      signal?.addEventListener('abort', stop);
     }
-    return task;
+    try {
+      while (!TERMINAL.has(task.status)) {
+        // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
+        // server cannot take the answer to a request sent on this stream): say so now rather than
+        // block until the task expires.
+        if (task.status === 'input_required')
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
+            { taskId, status: task.status },
+          );
+        if (stopping?.aborted)
+          throw new ProtocolError(
+            ProtocolErrorCode.InternalError,
+            `The server is shutting down; task ${taskId} is durable and goes on without this wait: ask again (tasks/result, or poll tasks/get) on another server or once this one is back`,
+            { code: 'RFL_SHUTTING_DOWN', taskId },
+          );
+        await sleep(this.#o.resultPollMs, undefined, { signal: pause.signal }).catch((error: unknown) => {
+          // The request ended: so does the wait. The server stopped: one more read.
+          if (ctx.mcpReq.signal.aborted || !stopping?.aborted) throw error;
+        });
+        task = await this.#visible(taskId, ctx);
+      }
+      return task;
+    } finally {
+      for (const signal of [ctx.mcpReq.signal, stopping]) signal?.removeEventListener('abort', stop);
+    }
   }
 
   /** One of the caller's held requests, or a JSON-RPC error saying the caller holds too many. */

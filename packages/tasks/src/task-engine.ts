@@ -66,6 +66,8 @@ export class TaskEngine {
   #heartbeat?: NodeJS.Timeout;
   #unsubscribe?: () => void;
   #stopping = false;
+  /** Aborted by stop() once no attempt runs here any more (see `stopped`). */
+  readonly #stopped = new AbortController();
   /**
    * Set by start(). Until then a create or an answer claims nothing on its own: the engine has no node
    * row or heartbeat yet, and a dedupe or limit check must not race its own worker. An explicit
@@ -312,6 +314,15 @@ export class TaskEngine {
     return pollIntervalFor({ baseMs: this.#o.basePollIntervalMs, concurrency: this.#o.concurrency, ...situation });
   }
 
+  /**
+   * Aborts when stop() has let running attempts finish within the grace or released them: from then
+   * on no task moves in this process, so whoever still waits on one here is answered that the server
+   * is shutting down (waitFor rejects; a 2025-11-25 tasks/result wait says so), not kept waiting.
+   */
+  get stopped(): AbortSignal {
+    return this.#stopped.signal;
+  }
+
   /** Resolves with the terminal row; calls onProgress with each new statusMessage meanwhile. */
   waitFor(taskId: string, onProgress?: (message: string) => void, signal?: AbortSignal): Promise<TaskRow | undefined> {
     return new Promise((resolve, reject) => {
@@ -339,9 +350,9 @@ export class TaskEngine {
         this.#events.off(`settled:${taskId}`, check);
         this.#events.off(`progress:${taskId}`, progress);
         signal?.removeEventListener('abort', aborted);
-        this.#events.off('stopping', shuttingDown);
+        this.#stopped.signal.removeEventListener('abort', shuttingDown);
       };
-      this.#events.on('stopping', shuttingDown);
+      this.#stopped.signal.addEventListener('abort', shuttingDown);
       this.#events.on(`settled:${taskId}`, check);
       this.#events.on(`progress:${taskId}`, progress);
       signal?.addEventListener('abort', aborted);
@@ -507,6 +518,6 @@ export class TaskEngine {
       this.#o.logger.error({ err: error }, 'leaving the store failed');
     }
     // Callers waiting on a task that now stays queued hear so instead of hanging.
-    this.#events.emit('stopping');
+    this.#stopped.abort(new Error('The server is shutting down'));
   }
 }

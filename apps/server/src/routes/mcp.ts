@@ -56,11 +56,18 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
   const sessions = new LegacySessions({
     factory: mcpServerFactory(services, options.version, options.limits, held),
   });
+  // Closing: listen streams end at once; each 2025-11-25 session once its requests are answered (its
+  // tasks/result waits when the engine has stopped), not waited for here, so that the server stops
+  // taking connections meanwhile.
+  let sessionsClosed: Promise<void> | undefined;
   app.addHook('preClose', async () => {
     listens.close();
-    await sessions.close();
+    sessionsClosed = sessions.close();
   });
-  app.addHook('onClose', async () => handler.close());
+  app.addHook('onClose', async () => {
+    await sessionsClosed;
+    await handler.close();
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: options.bodyLimit }, (_req, body, done) =>
     done(null, body),
