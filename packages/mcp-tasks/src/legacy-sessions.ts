@@ -31,7 +31,7 @@ export interface LegacySessionsOptions {
 export interface LegacySessionRequest {
   /**
    * The HTTP request. Its `signal` aborting means the client hung up before the answer was sent:
-   * what the request asked is cancelled, as a stateless request's is (its server closed).
+   * a `tasks/result` wait in it ends, as a stateless one does (see waitIds).
    */
   request: Request;
   parsedBody?: unknown;
@@ -182,14 +182,14 @@ export class LegacySessions {
       ...(r.parsedBody !== undefined ? { parsedBody: r.parsedBody } : {}),
     });
     // Its messages are being handled now (the transport hands them on before it answers).
-    const hungUp = () => void this.#cancel(session, requestIds(r.parsedBody));
+    const hungUp = () => void this.#cancel(session, waitIds(r.parsedBody));
     if (r.request.signal.aborted) hungUp();
     else r.request.signal.addEventListener('abort', hungUp, { once: true });
     return response;
   }
 
   /**
-   * The requests `ids` of a session whose client hung up before their answers: each handler hears it
+   * The waits `ids` of a session whose client hung up before their answers: each handler hears it
    * as a cancellation (its signal aborts, so a tasks/result wait ends and gives back its held
    * request), as though the client had sent notifications/cancelled. The session's server then
    * sends no answer; the transport is given one instead — an error saying so, kept for a client that
@@ -219,13 +219,18 @@ export class LegacySessions {
   }
 }
 
-const HUNG_UP = 'Request cancelled: the client closed the connection before the answer; send it again';
+const HUNG_UP = 'Wait ended: the client closed the connection before the answer; ask again (tasks/result)';
 
-/** The ids of the JSON-RPC requests in a POST's body (one message, or a batch). */
-function requestIds(body: unknown): (string | number)[] {
+/**
+ * The ids of the `tasks/result` waits in a POST's body (one message, or a batch). Only a wait ends
+ * when its client hangs up: asking again costs nothing, while it held one of the principal's held
+ * requests. Anything else goes on, as the 2025-11-25 transport says a disconnection SHOULD NOT be
+ * taken as a cancel: its answer stays on the stream, for a client that resumes it (Last-Event-ID).
+ */
+function waitIds(body: unknown): (string | number)[] {
   const messages = Array.isArray(body) ? body : [body];
   return messages.flatMap((m) =>
-    m !== null && typeof m === 'object' && typeof m.method === 'string' && ['string', 'number'].includes(typeof m.id)
+    m !== null && typeof m === 'object' && m.method === 'tasks/result' && ['string', 'number'].includes(typeof m.id)
       ? [m.id as string | number]
       : [],
   );

@@ -140,7 +140,7 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     }
     // The client hanging up before the answer is written cancels the request (2026-07-28
     // transports/cancellation): the SDK aborts the handler's signal when this one aborts, and so do
-    // a 2025-11-25 session, the direct answers and the listen router.
+    // the direct answers and the listen router; a 2025-11-25 session ends only its tasks/result waits.
     const hangUp = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) hangUp.abort(new Error('the client closed the connection'));

@@ -80,3 +80,43 @@ test('a 2025-11-25 session: a tasks/result wait dropped by its client gives its 
   }
   assert.equal(next, 'held', `a wait after the dropped one is accepted, not refused: ${JSON.stringify(next)}`);
 });
+
+test('a 2025-11-25 session: a synchronous reflow_month dropped by its client is not cancelled (a disconnection SHOULD NOT be taken as a cancel)', async (t) => {
+  const server = await startTestServer({ AUTH_TOKENS: `alice:client:${ALICE}`, WORKERS: '0' });
+  const session = new RawLegacySession(server.mcpUrl, ALICE);
+  t.after(() => server.close());
+  assert.equal((await session.open()).status, 200);
+  const drop = new AbortController();
+  const call = fetch(server.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LEGACY_REVISION,
+      'mcp-session-id': session.sessionId!,
+      authorization: `Bearer ${ALICE}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'reflow_month', arguments: reflowOn(1) },
+    }),
+    signal: drop.signal,
+  })
+    .then((response) => response.text())
+    .catch((error: Error) => error.name);
+  // The synchronous call has created its task once the session lists it; then the client hangs up.
+  const listed = async () => (await session.post('tasks/list', {})).body.result?.tasks ?? [];
+  const created = loadAwareDeadline(5_000);
+  while ((await listed()).length === 0 && !created.passed()) await sleep(50);
+  const [task] = await listed();
+  assert.ok(task, 'the synchronous call created its task');
+  drop.abort();
+  assert.equal(await call, 'AbortError');
+  // Long enough for the server to hear the hang-up (it hears it within milliseconds).
+  await sleep(HELD_MS);
+  const after = (await listed()).find((x: { taskId: string }) => x.taskId === task.taskId);
+  assert.equal(after?.status, 'working', `the task goes on: ${JSON.stringify(after)}`);
+  await session.post('tasks/cancel', { taskId: task.taskId });
+});
