@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { invalidInputResponses } from './input-responses.ts';
+import { refusalMessage, unexpectedStartError } from './start-errors.ts';
 import type { TaskStore, TaskView } from './task-store.ts';
 import {
   invalidArguments,
@@ -35,7 +36,10 @@ const UpdateParams = TaskIdParams.extend({ inputResponses: z.record(z.string(), 
  * The MCP Tasks extension (SEP-2663) for one McpServer: advertises the capability, serves
  * tasks/get, tasks/update and tasks/cancel over a TaskStore, and lets declared task tools answer
  * a declaring client with a CreateTaskResult. Attach it once per server, after registering the
- * server's other tools and before connecting.
+ * server's other tools and before connecting. What a tool's `start` throws (start-errors.ts): a
+ * ProtocolError is the call's JSON-RPC error; a refusal, an Error whose message begins with its
+ * stable code (`RFL_UNKNOWN_ROOM: …`, the code on the error or its cause), is a tool error with that
+ * message; anything else is a generic internal error, the error itself going to the request's listener.
  */
 export class TasksExtension {
   readonly id = TASKS_EXTENSION_ID;
@@ -116,10 +120,10 @@ export class TasksExtension {
         return isInputRequiredResult(started) ? started : createTaskResult(started);
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
-        return {
-          content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }],
-          isError: true,
-        };
+        // A refusal is the caller's to read; anything else (a driver's error, a bug) is the server's.
+        const refusal = refusalMessage(error);
+        if (refusal === undefined) throw unexpectedStartError(request.params.name, error);
+        return { content: [{ type: 'text', text: refusal }], isError: true };
       }
     });
   }
