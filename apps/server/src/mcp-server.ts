@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import {
   HeldRequestsLimitError,
+  ToolRefusal,
   holdFor,
   LegacyTasks,
   TASKS_EXTENSION_ID,
@@ -235,7 +236,7 @@ function revertReflowTool(
       return await startRevert(services, taskId, caller, limits);
     } catch (error) {
       if (error instanceof RevertRefused || error instanceof CreationLimitError)
-        throw new Error(`${error.code}: ${error.message}`, { cause: error });
+        throw new ToolRefusal(error.code, error.message, { cause: error });
       throw error;
     }
   };
@@ -303,7 +304,7 @@ async function guard<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof ReflowInputError || error instanceof CreationLimitError)
-      throw new Error(`${error.code}: ${error.message}`, { cause: error });
+      throw new ToolRefusal(error.code, error.message, { cause: error });
     throw error;
   }
 }
@@ -316,6 +317,6 @@ export function heldBy(caller: Principal, limits?: CreationLimits, held?: HeldRe
 /** One of `principal`'s held requests, or a tool error (its code first, as the creation limits') saying it holds too many. */
 function holdOrRefuse(held: HeldRequests | undefined, principal: string): () => void {
   const release = holdFor(held, principal);
-  if (release instanceof HeldRequestsLimitError) throw new Error(`${release.code}: ${release.message}`);
+  if (release instanceof HeldRequestsLimitError) throw new ToolRefusal(release.code, release.message);
   return release;
 }

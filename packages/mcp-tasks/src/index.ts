@@ -30,3 +30,4 @@ export { LEGACY_TASKS_CAPABILITY, RELATED_TASK_META_KEY, legacyTask } from './le
 export { LegacySessions, type LegacySessionRequest, type LegacySessionsOptions } from './legacy-sessions.ts';
 export { LegacyStatusPushTransport, type LegacyStatusPushOptions } from './legacy-status-push.ts';
 export { DEFAULT_HELD_PER_PRINCIPAL, HeldRequests, HeldRequestsLimitError, holdFor } from './held-requests.ts';
+export { listenForUnexpectedErrors, ToolRefusal, type UnexpectedErrorListener } from './start-errors.ts';

@@ -20,6 +20,7 @@ import {
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 import { TASKS_EXTENSION_ID } from './wire.ts';
 import { HeldRequestsLimitError, holdFor, type HeldRequests } from './held-requests.ts';
+import { refusalMessage, unexpectedStartError } from './start-errors.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
@@ -171,10 +172,10 @@ export class LegacyTasks {
         task = started;
       } catch (error) {
         if (error instanceof ProtocolError) throw error;
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          error instanceof Error ? error.message : String(error),
-        );
+        // A refusal is the caller's to read; anything else (a driver's error, a bug) is the server's.
+        const refusal = refusalMessage(error);
+        if (refusal === undefined) throw unexpectedStartError(params.name, error);
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, refusal);
       }
       const immediate = `Started task ${task.taskId} (${task.statusMessage ?? task.status}); the result follows when it completes.`;
       return legacyCreateTaskResult(task, immediate) as never;

@@ -1,29 +1,29 @@
-// What a task tool's `start` throws, and who is told what of it. A refusal (a request its caller
-// can fix) becomes a tool error carrying its message. Anything else (a database driver's error, a
+// What a task tool's `start` throws, and who is told what of it. A refusal (ToolRefusal: a request
+// its caller can fix) becomes a tool error carrying its message. Anything else (a database driver's error, a
 // lock or statement timeout, a bug) says nothing the caller can act on and may quote SQL, values,
 // hosts or paths: the caller gets a generic JSON-RPC internal error, and the real error goes to
 // whoever serves the request, which logs it and may answer otherwise (say, 503 for store trouble).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 
-/** A stable code as refusals name theirs: upper case, with at least one underscore (`RFL_UNKNOWN_ROOM`). */
-const STABLE_CODE = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$/;
-
 /**
- * The message of a refusal, or undefined for any other error. A refusal is an Error whose message
- * begins with a stable code, `RFL_UNKNOWN_ROOM: Unknown room …`, that is the string `code` of the
- * error itself or of an error on its `cause` chain. A string `code` alone marks nothing: driver and
- * system errors carry one too (`57014`, `ECONNREFUSED`, `SQLITE_BUSY`, the pool's `RFL_POOL_EXHAUSTED`),
- * with messages that do not begin with it; Node's `ENOENT: no such file …` does, but its code has no underscore.
+ * A create the caller can fix, refused: the tool answers a tool error whose text begins with the
+ * stable code (`RFL_UNKNOWN_ROOM: Unknown room …`), for a program to read before the words.
  */
-export function refusalMessage(error: unknown): string | undefined {
-  if (!(error instanceof Error)) return undefined;
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && STABLE_CODE.test(code) && error.message.startsWith(`${code}: `))
-      return error.message;
+export class ToolRefusal extends Error {
+  constructor(
+    readonly code: string,
+    reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${code}: ${reason}`, options);
+    this.name = 'ToolRefusal';
   }
-  return undefined;
+}
+
+/** The text the caller reads of a refusal; undefined for any other error (the server's to read). */
+export function refusalMessage(error: unknown): string | undefined {
+  return error instanceof ToolRefusal ? error.message : undefined;
 }
 
 /** Hears the unexpected errors of the request it was installed for (see listenForUnexpectedErrors). */

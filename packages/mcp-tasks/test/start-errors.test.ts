@@ -1,12 +1,12 @@
 // What a task-declared tools/call answers when the tool's `start` throws, through the SDK's own
-// handler (createMcpHandler, the TasksExtension over an empty store): a refusal (`CODE: message`)
-// stays a tool error with its text; anything else (a driver's error, a bug) is a generic JSON-RPC
+// handler (createMcpHandler, the TasksExtension over an empty store): a refusal (ToolRefusal,
+// `CODE: message`) stays a tool error with its text; anything else (a driver's error, a bug) is a generic JSON-RPC
 // internal error that quotes none of it, and the error itself goes to the request's listener.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { listenForUnexpectedErrors, refusalMessage } from '../src/start-errors.ts';
+import { listenForUnexpectedErrors, refusalMessage, ToolRefusal } from '../src/start-errors.ts';
 import { TASKS_EXTENSION_ID, TasksExtension } from '../src/index.ts';
 
 const REVISION = '2026-07-28';
@@ -16,26 +16,21 @@ function coded(message: string, code: string, cause?: unknown): Error {
   return Object.assign(new Error(message, cause === undefined ? undefined : { cause }), { code });
 }
 
-/** A refusal as the server builds one: its code first, the coded error as its cause. */
-function refusal(code: string, message: string): Error {
-  return new Error(`${code}: ${message}`, { cause: coded(message, code) });
-}
-
-test('refusalMessage: only `CODE: message` with the code on the error or its cause is a refusal', () => {
-  assert.equal(refusalMessage(refusal('RFL_UNKNOWN_ROOM', 'Unknown room x')), 'RFL_UNKNOWN_ROOM: Unknown room x');
-  assert.equal(refusalMessage(coded('RFL_BAD_DATE: from 2026-02-30', 'RFL_BAD_DATE')), 'RFL_BAD_DATE: from 2026-02-30');
+test('refusalMessage: only a ToolRefusal is a refusal, whatever code or text another error carries', () => {
+  assert.equal(
+    refusalMessage(new ToolRefusal('RFL_UNKNOWN_ROOM', 'Unknown room x', { cause: coded('Unknown room x', 'X') })),
+    'RFL_UNKNOWN_ROOM: Unknown room x',
+  );
   for (const error of [
     coded('canceling statement due to lock timeout', '55P03'),
     coded('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
     coded('database is locked', 'SQLITE_BUSY'),
     // The pool's own error has a stable code, and is no refusal.
     coded('All 10 database connections of this node were in use for 5000 ms (pool exhausted)', 'RFL_POOL_EXHAUSTED'),
-    // Node's system errors begin with their code, which has no underscore.
-    coded("ENOENT: no such file or directory, open '/var/lib/reflow/x'", 'ENOENT'),
+    // A message shaped as a refusal, its code on the error: still the server's to read.
+    coded('RFL_BAD_DATE: from 2026-02-30', 'RFL_BAD_DATE'),
     // A wrapper quoting SQL around a driver error.
     new Error('Failed query: insert into "tasks" … params: alice', { cause: coded('duplicate key', '23505') }),
-    // A message that looks like a refusal with no code behind it.
-    new Error('RFL_MADE_UP: no code says so'),
     new TypeError("Cannot read properties of undefined (reading 'id')"),
     'a string',
     undefined,
@@ -95,7 +90,7 @@ async function callThrowing(thrown: unknown, heard: unknown[]): Promise<{ status
 
 test('a start that throws a refusal answers a tool error with its text; the listener hears nothing', async () => {
   const heard: unknown[] = [];
-  const { body } = await callThrowing(refusal('RFL_UNKNOWN_ROOM', 'Unknown room studio-z'), heard);
+  const { body } = await callThrowing(new ToolRefusal('RFL_UNKNOWN_ROOM', 'Unknown room studio-z'), heard);
   assert.deepEqual(body.result.content, [{ type: 'text', text: 'RFL_UNKNOWN_ROOM: Unknown room studio-z' }]);
   assert.equal(body.result.isError, true);
   assert.deepEqual(heard, []);
