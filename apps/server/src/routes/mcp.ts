@@ -9,6 +9,7 @@ import {
   answerTasksGet,
   LEGACY_POLL_REVISION,
   LegacySessions,
+  listenForUnexpectedErrors,
   TaskListenRouter,
 } from '@reflow/mcp-tasks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -151,15 +152,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     const sessionId = one(request, 'mcp-session-id');
     if (sessionId !== undefined || LegacySessions.opens(parsedBody, one(request, 'mcp-protocol-version'))) {
       const { caller, store } = callerTasks(services, authInfo);
-      const answer = await sessions.answer(sessionId, {
-        request: webRequest(request, body, hangUp.signal),
-        parsedBody,
-        authInfo,
-        principal: caller.id,
-        store,
-        done: new Promise((resolve) => reply.raw.once('close', resolve)),
-        held: heldOf(caller),
-      });
+      const answer = await hearingStartErrors(request, () =>
+        sessions.answer(sessionId, {
+          request: webRequest(request, body, hangUp.signal),
+          parsedBody,
+          authInfo,
+          principal: caller.id,
+          store,
+          done: new Promise((resolve) => reply.raw.once('close', resolve)),
+          held: heldOf(caller),
+        }),
+      );
       if (answer) {
         services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'session' });
         return sendResponse(reply, answer);
@@ -220,12 +223,35 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     if (services.store.dialect === 'postgres') await services.store.ping();
     services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
 
-    const response = await handler.fetch(webRequest(request, body, hangUp.signal), {
-      authInfo,
-      ...(parsedBody !== undefined ? { parsedBody } : {}),
-    });
+    const response = await hearingStartErrors(request, () =>
+      handler.fetch(webRequest(request, body, hangUp.signal), {
+        authInfo,
+        ...(parsedBody !== undefined ? { parsedBody } : {}),
+      }),
+    );
     return sendResponse(reply, response);
   }
+}
+
+/**
+ * The SDK's answer to `request`, hearing what a task tool's start threw that was no refusal (the
+ * caller is told only "internal error"): logged here, except store trouble met before the answer
+ * was ready, which is thrown instead, so the route answers 503 with its code (the client may retry).
+ */
+async function hearingStartErrors<T extends Response | undefined>(
+  request: FastifyRequest,
+  serve: () => Promise<T>,
+): Promise<T> {
+  let trouble: unknown;
+  let answered = false;
+  const response = await listenForUnexpectedErrors((error, tool) => {
+    if (!answered && isDatabaseUnavailable(error)) trouble ??= error;
+    else request.log.error({ err: error, tool }, 'a task tool could not start its task');
+  }, serve);
+  answered = true;
+  if (trouble === undefined) return response;
+  await response?.body?.cancel();
+  throw trouble;
 }
 
 /** The request as the SDK's web-standard handlers take it. */

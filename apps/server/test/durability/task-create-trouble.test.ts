@@ -114,14 +114,10 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
     assertNoDriverText(busy, 'direct create');
     assertNoDriverText(busyThroughSdk, 'create with a progress token');
   });
-  await t.test(
-    'a lock wait timed out: 503 RFL_DATABASE_BUSY',
-    { todo: 'routes/mcp.ts: answer 503 for store trouble a task tool met inside the SDK (listenForUnexpectedErrors)' },
-    () => {
-      assertStoreTrouble(busy, 'RFL_DATABASE_BUSY');
-      assertStoreTrouble(busyThroughSdk, 'RFL_DATABASE_BUSY');
-    },
-  );
+  await t.test('a lock wait timed out: 503 RFL_DATABASE_BUSY', () => {
+    assertStoreTrouble(busy, 'RFL_DATABASE_BUSY');
+    assertStoreTrouble(busyThroughSdk, 'RFL_DATABASE_BUSY');
+  });
 
   // The create waits for the lock (the route's ping found the database up); the database goes away.
   // Only this node's sessions are left to wait for the lock.
@@ -134,10 +130,8 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
   await t.test('the database lost while the create waits: not a tool error with the driver text', () => {
     assertNoDriverText(lost, 'create waiting when the database stopped');
   });
-  await t.test(
-    'the database lost while the create waits: 503 RFL_DATABASE_UNAVAILABLE',
-    { todo: 'routes/mcp.ts: answer 503 for store trouble a task tool met inside the SDK (listenForUnexpectedErrors)' },
-    () => assertStoreTrouble(lost, 'RFL_DATABASE_UNAVAILABLE'),
+  await t.test('the database lost while the create waits: 503 RFL_DATABASE_UNAVAILABLE', () =>
+    assertStoreTrouble(lost, 'RFL_DATABASE_UNAVAILABLE'),
   );
 
   // The database is down before the call: the route finds it (its ping, after the direct create gave up).
