@@ -1,5 +1,5 @@
 // What kind of trouble a store error is: the database unreachable, this node's connection pool
-// exhausted, or the database busy (a lock or statement wait timed out). None of them says anything
+// exhausted, or the database busy (a lock or statement wait timed out, or SQLite's busy_timeout). None of them says anything
 // about the task that met it: an attempt that meets one waits for the store and goes on, and a
 // request answers 503 with a message saying which.
 
@@ -22,8 +22,11 @@ const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIME
 const UNREACHABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|25P03)$/;
 const UNREACHABLE_MESSAGES =
   /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect|did not answer within/i;
-/** lock_not_available (lock_timeout) and query_canceled (statement_timeout). */
-const BUSY_SQLSTATES = new Set(['55P03', '57014']);
+/**
+ * lock_not_available (lock_timeout) and query_canceled (statement_timeout); SQLite's file locked by
+ * another connection past busy_timeout (a second process writing: an import, a sqlite3 shell).
+ */
+const BUSY_CODES = new Set(['55P03', '57014', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
 
 /** The trouble `error` (or one of its causes) reports, or undefined for any other failure. */
 export function storeTrouble(error: unknown): StoreTrouble | undefined {
@@ -37,7 +40,7 @@ export function storeTrouble(error: unknown): StoreTrouble | undefined {
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (typeof code === 'string') {
       if (UNREACHABLE_CODES.has(code) || UNREACHABLE_SQLSTATES.test(code)) return 'unreachable';
-      if (BUSY_SQLSTATES.has(code)) return 'busy';
+      if (BUSY_CODES.has(code)) return 'busy';
     }
     if (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)) return 'unreachable';
   }

@@ -141,7 +141,7 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
   }
 });
 
-test('SQLite: a create that finds the file locked by another process past busy_timeout quotes no driver', async (t) => {
+test('SQLite: a create that finds the file locked by another process past busy_timeout answers 503 RFL_DATABASE_BUSY, quoting no driver', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'reflow-create-trouble-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'reflow.db');
@@ -155,7 +155,7 @@ test('SQLite: a create that finds the file locked by another process past busy_t
   other.exec('BEGIN IMMEDIATE');
   try {
     // The server waits out its busy_timeout (5 s), on the direct create and again in the SDK's.
-    assertNoDriverText(await create(server, window(3)), 'create on a locked file');
+    assertStoreTrouble(await create(server, window(3)), 'RFL_DATABASE_BUSY');
   } finally {
     other.exec('ROLLBACK');
   }
