@@ -112,6 +112,9 @@ export async function runAttempt(
         const lapsed = error instanceof StaleAttemptError;
         if ((!trouble && !lapsed) || abort.signal.aborted) throw error;
         if (trouble) {
+          // A busy store answers its ping while every write still times out: the deadline is judged
+          // here too, not only when the ping fails.
+          if (Date.now() > deadline) throw error;
           outage.seen = true;
           log.warn({ err: error, trouble }, 'the store is away; the attempt waits for it');
           if (!(await waitForStore(store, deadline, abort.signal))) throw error;

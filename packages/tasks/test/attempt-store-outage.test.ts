@@ -208,6 +208,37 @@ test('the tasks table locked past lock_timeout under the finish and the resume: 
   assert.equal(held.attempts.length, 1, 'the work ran once');
 });
 
+test('the tasks table locked for longer than the attempt waits (busy, while the database answers its ping): the claim is left to lapse, and the next attempt does the work', async () => {
+  const held = heldAttempts('held');
+  const { engine, direct, url } = await engineBehindProxy(held.handler, {
+    lockTimeoutMs: 50,
+    outageWaitMs: 200,
+    maxAttempts: 3,
+    sweepIntervalMs: 250,
+  });
+  const taskId = await create(engine, 'held');
+  await until(() => held.attempts.length === 1, 'the first attempt to start');
+  // The ping answers throughout, so only the write's own deadline can end the wait: without it the
+  // attempt tried its write, then its resume, again and again while the lock was held.
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
+    held.attempts[0].go();
+    // Five times the attempt's wait: without the deadline it would outlast the lock and finish.
+    await sleep(1_000);
+    await holder.query('COMMIT');
+  } finally {
+    await holder.end();
+  }
+  await until(() => held.attempts.length === 2, 'the second attempt to start');
+  assert.equal(held.attempts[1].ctx.attempt, 2);
+  held.attempts[1].go();
+  const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
+  assert.deepEqual([row.status, JSON.parse(row.result!)], ['completed', { attempt: 2 }]);
+});
+
 test('a database that stops answering gets one lease renewal at a time from an attempt, not one per heartbeat', async () => {
   const held = heldAttempts('held');
   const { engine, proxy, direct, store } = await engineBehindProxy(held.handler);
