@@ -26,7 +26,7 @@ import {
   type ReflowInput,
 } from '@reflow/reflow';
 import type { StoreQueries } from '@reflow/db';
-import { toTaskView } from '@reflow/tasks';
+import { EngineStoppingError, toTaskView } from '@reflow/tasks';
 import { z } from 'zod';
 import {
   FIXTURE_CAPABILITY_NEEDS,
@@ -100,7 +100,7 @@ export function mcpServerFactory(services: Services, version: string, limits?: C
             identifiesRequestors: !caller.local,
             held: callerHeld,
             // Its tasks/result waits end, answered, when the engine has stopped (the shutdown's grace over).
-            stopping: services.engine.stopped,
+            stopped: services.engine.stopped,
           })
         : new TasksExtension({ store, principal: principalOf });
     for (const [name, tool] of taskToolsFor(services, caller, limits, callerHeld)) tasks.tool(name, tool);
@@ -152,14 +152,17 @@ export function taskToolsFor(
         services,
         caller,
       );
-      const { task } = await services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit });
+      const { task } = await guard(() =>
+        services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }),
+      );
       return toTaskView(task);
     },
     run: async ({ background, ...args }, call) => {
       // Clients without the extension get the same durable task, waited for here.
       if (args.confirm)
-        throw new Error(
-          `RFL_CONFIRM_NEEDS_TASKS: confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
+        throw new ToolRefusal(
+          'RFL_CONFIRM_NEEDS_TASKS',
+          `confirm: true waits for an answer through tasks/update; use the 2026-07-28 ${TASKS_EXTENSION_ID} extension (with form-mode elicitation)`,
         );
       const input = withApprovalPolicy(
         await guard(async () => resolveReflowArgs(args, services.store)),
@@ -170,12 +173,9 @@ export function taskToolsFor(
       // (refused, it creates nothing) and given back when the wait ends.
       const release = background ? undefined : holdOrRefuse(held, caller.id);
       try {
-        const { task, created } = await services.engine.create({
-          owner: call.principal,
-          kind: REFLOW_KIND,
-          input,
-          admit,
-        });
+        const { task, created } = await guard(() =>
+          services.engine.create({ owner: call.principal, kind: REFLOW_KIND, input, admit }),
+        );
         if (background) return backgroundAnswer(toTaskView(task));
         // The task is this request's: cancelling the request (or hanging up) cancels it, so nothing is
         // applied for a caller who is gone. A task it merely joined (dedupe) is someone else's to cancel.
@@ -186,9 +186,11 @@ export function taskToolsFor(
         if (call.signal.aborted) cancelWithRequest();
         call.signal.addEventListener('abort', cancelWithRequest, { once: true });
         void call.reportProgress(task.statusMessage ?? 'Queued');
-        const done = await services.engine
-          .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
-          .finally(() => call.signal.removeEventListener('abort', cancelWithRequest));
+        const done = await guard(() =>
+          services.engine
+            .waitFor(task.id, (m) => void call.reportProgress(m), call.signal)
+            .finally(() => call.signal.removeEventListener('abort', cancelWithRequest)),
+        );
         if (!done) throw new ProtocolError(-32603, `Task ${task.id} expired before it finished`);
         if (done.status === 'completed') return JSON.parse(done.result!);
         if (done.status === 'failed')
@@ -231,15 +233,7 @@ function revertReflowTool(
   caller: Principal,
   limits?: CreationLimits,
 ): TaskToolDefinition<{ taskId: string }> {
-  const start = async (taskId: string) => {
-    try {
-      return await startRevert(services, taskId, caller, limits);
-    } catch (error) {
-      if (error instanceof RevertRefused || error instanceof CreationLimitError)
-        throw new ToolRefusal(error.code, error.message, { cause: error });
-      throw error;
-    }
-  };
+  const start = (taskId: string) => guard(() => startRevert(services, taskId, caller, limits));
   return {
     title: 'Revert a reflow',
     description:
@@ -252,7 +246,7 @@ function revertReflowTool(
     start: async ({ taskId }) => toTaskView(await start(taskId)),
     run: async ({ taskId }, call) => {
       const task = await start(taskId);
-      const done = await services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal);
+      const done = await guard(() => services.engine.waitFor(task.id, (m) => void call.reportProgress(m), call.signal));
       if (done?.status === 'completed') return JSON.parse(done.result!);
       throw new ProtocolError(
         done?.error?.code ?? -32603,
@@ -298,12 +292,20 @@ function acceptsFormElicitation(capabilities: Record<string, unknown>): boolean 
   return Object.keys(elicitation).length === 0 || Object.hasOwn(elicitation, 'form');
 }
 
-/** Domain input errors become tool errors with the message that names what was wrong. */
+/**
+ * What the caller can act on becomes a refusal (a tool error, its stable code first): input that
+ * names what was wrong, a limit, a revert refused, a server shutting down (ask elsewhere or later).
+ */
 async function guard<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof ReflowInputError || error instanceof CreationLimitError)
+    if (
+      error instanceof ReflowInputError ||
+      error instanceof CreationLimitError ||
+      error instanceof RevertRefused ||
+      error instanceof EngineStoppingError
+    )
       throw new ToolRefusal(error.code, error.message, { cause: error });
     throw error;
   }

@@ -20,7 +20,7 @@ import {
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 import { TASKS_EXTENSION_ID } from './wire.ts';
 import { HeldRequestsLimitError, holdFor, type HeldRequests } from './held-requests.ts';
-import { refusalMessage, unexpectedStartError } from './start-errors.ts';
+import { refusalOrThrow } from './start-errors.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
@@ -51,7 +51,7 @@ export interface LegacyTasksOptions {
    * more): a tasks/result still waiting then answers so (`RFL_SHUTTING_DOWN`, naming the task, which
    * is durable), instead of holding the server's close until its client gives up.
    */
-  stopping?: AbortSignal;
+  stopped?: AbortSignal;
 }
 
 /** tasks/list's page size unless told otherwise (the direct poll path pages the same way). */
@@ -69,10 +69,10 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
  * `params.task` is answered synchronously. Attach once per legacy-era server, before connecting.
  */
 export class LegacyTasks {
-  readonly #o: Required<Omit<LegacyTasksOptions, 'principal' | 'held' | 'stopping'>> & {
+  readonly #o: Required<Omit<LegacyTasksOptions, 'principal' | 'held' | 'stopped'>> & {
     principal: (ctx: ServerContext) => string;
     held?: HeldRequests;
-    stopping?: AbortSignal;
+    stopped?: AbortSignal;
   };
   readonly #tools = new TaskTools();
   readonly #attached = new WeakSet<McpServer>();
@@ -171,11 +171,8 @@ export class LegacyTasks {
           );
         task = started;
       } catch (error) {
-        if (error instanceof ProtocolError) throw error;
-        // A refusal is the caller's to read; anything else (a driver's error, a bug) is the server's.
-        const refusal = refusalMessage(error);
-        if (refusal === undefined) throw unexpectedStartError(params.name, error);
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, refusal);
+        // A refusal is the caller's to read (this API answers it as -32602); anything else is the server's.
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, refusalOrThrow(params.name, error, 'start'));
       }
       const immediate = `Started task ${task.taskId} (${task.statusMessage ?? task.status}); the result follows when it completes.`;
       return legacyCreateTaskResult(task, immediate) as never;
@@ -212,11 +209,11 @@ export class LegacyTasks {
    * says the server is shutting down.
    */
   async #waitUntilSettled(taskId: string, task: TaskView, ctx: ServerContext): Promise<TaskView> {
-    const { stopping } = this.#o;
+    const { stopped } = this.#o;
     // Ends the pause between two reads: the request ending, or the server stopping.
     const pause = new AbortController();
     const stop = () => pause.abort();
-    for (const signal of [ctx.mcpReq.signal, stopping]) {
+    for (const signal of [ctx.mcpReq.signal, stopped]) {
       if (signal?.aborted) stop();
       signal?.addEventListener('abort', stop);
     }
@@ -231,7 +228,7 @@ export class LegacyTasks {
             `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
             { taskId, status: task.status },
           );
-        if (stopping?.aborted)
+        if (stopped?.aborted)
           throw new ProtocolError(
             ProtocolErrorCode.InternalError,
             `The server is shutting down; task ${taskId} is durable and goes on without this wait: ask again (tasks/result, or poll tasks/get) on another server or once this one is back`,
@@ -239,13 +236,13 @@ export class LegacyTasks {
           );
         await sleep(this.#o.resultPollMs, undefined, { signal: pause.signal }).catch((error: unknown) => {
           // The request ended: so does the wait. The server stopped: one more read.
-          if (ctx.mcpReq.signal.aborted || !stopping?.aborted) throw error;
+          if (ctx.mcpReq.signal.aborted || !stopped?.aborted) throw error;
         });
         task = await this.#visible(taskId, ctx);
       }
       return task;
     } finally {
-      for (const signal of [ctx.mcpReq.signal, stopping]) signal?.removeEventListener('abort', stop);
+      for (const signal of [ctx.mcpReq.signal, stopped]) signal?.removeEventListener('abort', stop);
     }
   }
 

@@ -1,10 +1,11 @@
-// What a task tool's `start` throws, and who is told what of it. A refusal (ToolRefusal: a request
-// its caller can fix) becomes a tool error carrying its message. Anything else (a database driver's error, a
-// lock or statement timeout, a bug) says nothing the caller can act on and may quote SQL, values,
-// hosts or paths: the caller gets a generic JSON-RPC internal error, and the real error goes to
-// whoever serves the request, which logs it and may answer otherwise (say, 503 for store trouble).
+// What a task tool's `start` or `run` throws, and who is told what of it. A refusal (ToolRefusal: a
+// request its caller can fix) reaches the caller with its text: a tool error, or on the 2025-11-25
+// task call a -32602. Anything else (a database driver's error, a lock or statement timeout, a bug)
+// says nothing the caller can act on and may quote SQL, values, hosts or paths: the caller gets a
+// generic JSON-RPC internal error, and the real error goes to whoever serves the request, which logs
+// it and may answer otherwise (say, 503 for store trouble).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 
 /**
  * A create the caller can fix, refused: the tool answers a tool error whose text begins with the
@@ -41,15 +42,30 @@ export function listenForUnexpectedErrors<T>(listener: UnexpectedErrorListener, 
 }
 
 /**
- * What the caller of `tool` is told of an unexpected error its `start` threw: a generic JSON-RPC
- * internal error. The error itself goes to the request's listener, or to stderr where none listens.
+ * What a task tool's start (`doing`: 'start') or synchronous path ('run') threw, as its caller may
+ * read it: a ProtocolError is rethrown (the call's JSON-RPC error); a refusal's text is returned;
+ * anything else is thrown as a generic JSON-RPC internal error, the error itself going to the
+ * request's listener (or stderr where none listens).
  */
-export function unexpectedStartError(tool: string, error: unknown): ProtocolError {
+export function refusalOrThrow(tool: string, error: unknown, doing: 'start' | 'run'): string {
+  if (error instanceof ProtocolError) throw error;
+  const refusal = refusalMessage(error);
+  if (refusal !== undefined) return refusal;
+  const what = doing === 'start' ? 'could not start its task' : 'failed';
   const listener = listeners.getStore();
   if (listener) listener(error, tool);
-  else console.error(`task tool ${tool}: start failed`, error);
-  return new ProtocolError(
+  else console.error(`task tool ${tool}: ${what}`, error);
+  throw new ProtocolError(
     ProtocolErrorCode.InternalError,
-    `Internal error: tool ${tool} could not start its task; the server logged why`,
+    `Internal error: tool ${tool} ${what}; the server logged why`,
   );
+}
+
+/** The synchronous path's answer: `run`'s result, or a refusal as a tool error (refusalOrThrow). */
+export async function answeringRun(tool: string, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
+  try {
+    return await run();
+  } catch (error) {
+    return { content: [{ type: 'text', text: refusalOrThrow(tool, error, 'run') }], isError: true };
+  }
 }

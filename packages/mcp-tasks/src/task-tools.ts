@@ -4,6 +4,7 @@
 import type { CallToolResult, InputRequiredResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import type { z } from 'zod';
 import type { TaskView } from './task-store.ts';
+import { answeringRun } from './start-errors.ts';
 
 /** What a task tool's handlers learn about the call. */
 export interface ToolCall {
@@ -65,7 +66,7 @@ export class TaskTools extends Map<string, TaskToolDefinition<any>> {
           inputSchema: tool.inputSchema,
           outputSchema: tool.outputSchema,
         },
-        (args: unknown, ctx: ServerContext) => tool.run(args, call(ctx)),
+        (args: unknown, ctx: ServerContext) => answeringRun(name, () => tool.run(args, call(ctx))),
       ),
     );
   }

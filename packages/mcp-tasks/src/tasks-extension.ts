@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { invalidInputResponses } from './input-responses.ts';
-import { refusalMessage, unexpectedStartError } from './start-errors.ts';
+import { refusalOrThrow } from './start-errors.ts';
 import type { TaskStore, TaskView } from './task-store.ts';
 import {
   invalidArguments,
@@ -37,9 +37,9 @@ const UpdateParams = TaskIdParams.extend({ inputResponses: z.record(z.string(), 
  * tasks/get, tasks/update and tasks/cancel over a TaskStore, and lets declared task tools answer
  * a declaring client with a CreateTaskResult. Attach it once per server, after registering the
  * server's other tools and before connecting. What a tool's `start` throws (start-errors.ts): a
- * ProtocolError is the call's JSON-RPC error; a refusal, an Error whose message begins with its
- * stable code (`RFL_UNKNOWN_ROOM: …`, the code on the error or its cause), is a tool error with that
- * message; anything else is a generic internal error, the error itself going to the request's listener.
+ * ProtocolError is the call's JSON-RPC error; a refusal (a ToolRefusal, `RFL_UNKNOWN_ROOM: …`) is a
+ * tool error with its message; anything else is a generic internal error, the error itself going to
+ * the request's listener.
  */
 export class TasksExtension {
   readonly id = TASKS_EXTENSION_ID;
@@ -119,11 +119,11 @@ export class TasksExtension {
         const started = await tool.start(parsed.data, this.#call(ctx));
         return isInputRequiredResult(started) ? started : createTaskResult(started);
       } catch (error) {
-        if (error instanceof ProtocolError) throw error;
         // A refusal is the caller's to read; anything else (a driver's error, a bug) is the server's.
-        const refusal = refusalMessage(error);
-        if (refusal === undefined) throw unexpectedStartError(request.params.name, error);
-        return { content: [{ type: 'text', text: refusal }], isError: true };
+        return {
+          content: [{ type: 'text', text: refusalOrThrow(request.params.name, error, 'start') }],
+          isError: true,
+        };
       }
     });
   }

@@ -2,6 +2,7 @@
 export { TaskEngine, isTerminal, type TaskEngineOptions } from './task-engine.ts';
 export { WorkerPool, type RunOptions, type WorkerPoolOptions } from './worker-pool.ts';
 export { AttemptInterrupted } from './attempt-runner.ts';
+export { EngineStoppingError } from './engine-stopping-error.ts';
 export { workerTask, newStopFlag, raiseStopFlag, WORKER_NICENESS, type WorkerContext } from './worker-task.ts';
 export {
   PermanentTaskError,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import {
   isTerminalStatus,
@@ -11,6 +11,7 @@ import {
 } from '@reflow/db';
 import { AttemptInterrupted, runAttempt } from './attempt-runner.ts';
 import { deadClaimants } from './claimant.ts';
+import { EngineStoppingError } from './engine-stopping-error.ts';
 import type { Logger } from './logger.ts';
 import { AttemptDurations } from './attempt-durations.ts';
 import { heldPollIntervalFor, pollIntervalFor } from './poll-interval.ts';
@@ -105,6 +106,8 @@ export class TaskEngine {
       () => this.store.tasks.queueDepth(),
     );
     this.#events.setMaxListeners(0);
+    // Every wait here listens for the stop: no limit, as for the events above.
+    setMaxListeners(0, this.#stopped.signal);
   }
 
   register(handler: TaskHandler<any>): this {
@@ -201,7 +204,7 @@ export class TaskEngine {
   async create(request: CreateTaskRequest): Promise<{ task: TaskRow; created: boolean }> {
     const handler = this.#handlers.get(request.kind);
     if (!handler) throw new Error(`No handler for task kind ${request.kind}`);
-    if (this.#stopping) throw new Error('The server is shutting down and accepts no new tasks');
+    if (this.#stopping) throw new EngineStoppingError('The server is shutting down and accepts no new tasks');
     const key = dedupeKey(request.kind, request.sameWorkAs ?? request.input);
     const message = handler.describe?.(request.input) ?? `Queued ${request.kind}`;
     const scope = await handler.scope?.(request.input);
@@ -343,7 +346,11 @@ export class TaskEngine {
       };
       const shuttingDown = () => {
         cleanup();
-        reject(new Error(`The server is shutting down; task ${taskId} stays queued and resumes when it restarts`));
+        reject(
+          new EngineStoppingError(
+            `The server is shutting down; task ${taskId} stays queued and resumes when it restarts`,
+          ),
+        );
       };
       const cleanup = () => {
         clearInterval(timer);
@@ -352,6 +359,9 @@ export class TaskEngine {
         signal?.removeEventListener('abort', aborted);
         this.#stopped.signal.removeEventListener('abort', shuttingDown);
       };
+      // A signal that has already aborted fires no 'abort' event: answer at once.
+      if (signal?.aborted) return aborted();
+      if (this.#stopped.signal.aborted) return shuttingDown();
       this.#stopped.signal.addEventListener('abort', shuttingDown);
       this.#events.on(`settled:${taskId}`, check);
       this.#events.on(`progress:${taskId}`, progress);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, afterEach, test } from 'node:test';
-import { PermanentTaskError, type Logger, type TaskHandler } from '../src/index.ts';
+import { EngineStoppingError, PermanentTaskError, type Logger, type TaskHandler } from '../src/index.ts';
 import { engineFactory, gated, settled, until } from './engine-helper.ts';
 import { testSql } from '../../../scripts/test-sql.mjs';
 import { MOVES_THE_CLOCK, sqliteOnly } from '../../../scripts/test-store.mjs';
@@ -251,8 +251,26 @@ test('a create is refused, writing nothing, for a kind with no handler or once t
   const created = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'created');
   assert.deepEqual([created?.message, created?.data], ['Queued echo', { by: 'bob' }]);
   await engine.stop(0);
-  await assert.rejects(engine.create({ owner: 'o', kind: 'echo', input: { n: 2 } }), /shutting down/);
+  await assert.rejects(
+    engine.create({ owner: 'o', kind: 'echo', input: { n: 2 } }),
+    (error: unknown) => error instanceof EngineStoppingError && /accepts no new tasks/.test(error.message),
+  );
   assert.equal(await count(), 1);
+});
+
+test('a wait begun once the engine has stopped, or with its request already ended, is answered at once', async () => {
+  const { engine } = await engines.open(engines.freshPath(), [echo], { concurrency: 0 });
+  const { task } = await engine.create({ owner: 'o', kind: 'echo', input: {} });
+  // An 'abort' listener added to a signal already aborted never fires: these waits used to hang.
+  const answered = (wait: Promise<unknown>) => Promise.race([wait, sleep(2_000).then(() => 'still waiting')]);
+  const ended = new AbortController();
+  ended.abort(new Error('the client closed the connection'));
+  await assert.rejects(answered(engine.waitFor(task.id, undefined, ended.signal)), /the client closed the connection/);
+  await engine.stop(0);
+  await assert.rejects(
+    answered(engine.waitFor(task.id)),
+    (error: unknown) => error instanceof EngineStoppingError && /stays queued/.test(error.message),
+  );
 });
 
 test(

@@ -218,8 +218,8 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         return sendResponse(reply, listen);
       }
     }
-    // On PostgreSQL a database lost mid-run is found here (one SELECT 1), before the SDK would turn
-    // the failure into a tool result carrying the driver's text: the caller gets the 503 below.
+    // On PostgreSQL a database lost mid-run is found here (one SELECT 1), before the SDK, which answers
+    // whatever a handler throws in-band (HTTP 200): the caller gets the 503 below.
     if (services.store.dialect === 'postgres') await services.store.ping();
     services.metrics.mcpRequests.inc({ method: mcpMethodLabel(request), path: 'sdk' });
 
@@ -242,10 +242,10 @@ async function hearingStartErrors<T extends Response | undefined>(
   request: FastifyRequest,
   serve: () => Promise<T>,
 ): Promise<T> {
-  let trouble: unknown;
+  let trouble: Error | undefined;
   let answered = false;
   const response = await listenForUnexpectedErrors((error, tool) => {
-    if (!answered && isDatabaseUnavailable(error)) trouble ??= error;
+    if (!answered && error instanceof Error && isDatabaseUnavailable(error)) trouble ??= error;
     else request.log.error({ err: error, tool }, 'a task tool could not start its task');
   }, serve);
   answered = true;

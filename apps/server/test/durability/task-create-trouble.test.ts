@@ -1,9 +1,10 @@
-// A task create (a task-declared tools/call of reflow_month, 2026-07-28) that meets trouble in the
-// database is never answered with the driver's text as a tool error the caller would read as "your
-// request was wrong". The route answers 503 for a database it finds down before the call (its ping);
-// trouble met inside the create itself (a lock wait timed out, the database lost while the create
-// waits, a SQLite file locked by another process) reaches the caller as a JSON-RPC internal error
-// that quotes nothing of the driver, while refusals (an unknown room) stay tool errors with their text.
+// A task create (a task-declared tools/call of reflow_month, 2026-07-28; or the same work through the
+// synchronous path, in the background) that meets trouble in the database is never answered with the
+// driver's text as a tool error the caller would read as "your request was wrong". The route answers
+// 503 for a database it finds down before the call (its ping), and for trouble met inside the create
+// itself (a lock wait timed out, the database lost while the create waits, a SQLite file locked by
+// another process); nothing of the driver reaches the caller, while refusals (an unknown room) stay
+// tool errors with their text.
 // Each server here has a database of its own (a PostgreSQL it stops, a SQLite file): store-independent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,6 +42,23 @@ async function create(
     method: 'POST',
     headers: mcpHeaders('tools/call', 'reflow_month'),
     body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: parseMcpBody(text), text };
+}
+
+/**
+ * The same work from a client without the extension, in the background (`background: true`): served
+ * by the tool's synchronous path (`run`), which creates the task and answers at once.
+ */
+async function createInBackground(
+  server: ServerProcess,
+  args: Record<string, unknown>,
+): Promise<{ status: number; body: any; text: string }> {
+  const response = await fetch(server.mcpUrl, {
+    method: 'POST',
+    headers: mcpHeaders('tools/call', 'reflow_month'),
+    body: mcpBody('tools/call', { name: 'reflow_month', arguments: { ...args, background: true } }, { tasks: false }),
   });
   const text = await response.text();
   return { status: response.status, body: parseMcpBody(text), text };
@@ -101,6 +119,11 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
   const patient = await serverOn(t, url, { PG_LOCK_TIMEOUT_MS: '0' });
   assert.equal((await create(impatient, window(2))).body?.result?.resultType, 'task', 'a create works');
   await assertRefusalIntact(impatient);
+  const background = await createInBackground(impatient, window(8));
+  assert.ok(
+    background.body?.result && !background.body.result.isError,
+    `a background create works: ${background.text}`,
+  );
 
   // Another session holds the tasks table against writes: the create's lock wait times out.
   const locker = new pg.Client({ connectionString: url });
@@ -110,13 +133,16 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
   await locker.query('LOCK TABLE tasks IN EXCLUSIVE MODE');
   const busy = await create(impatient, window(3));
   const busyThroughSdk = await create(impatient, window(4), true);
+  const busyInBackground = await createInBackground(impatient, window(7));
   await t.test('a lock wait timed out: not a tool error with the driver text', () => {
     assertNoDriverText(busy, 'direct create');
     assertNoDriverText(busyThroughSdk, 'create with a progress token');
+    assertNoDriverText(busyInBackground, 'create in the background, without the extension');
   });
   await t.test('a lock wait timed out: 503 RFL_DATABASE_BUSY', () => {
     assertStoreTrouble(busy, 'RFL_DATABASE_BUSY');
     assertStoreTrouble(busyThroughSdk, 'RFL_DATABASE_BUSY');
+    assertStoreTrouble(busyInBackground, 'RFL_DATABASE_BUSY');
   });
 
   // The create waits for the lock (the route's ping found the database up); the database goes away.
