@@ -73,8 +73,9 @@ function request()
   return formatted[(next_request % #formatted) + 1]
 end
 
+-- A non-2xx answer is counted by wrk itself (summary.errors.status): only a 2xx body is judged here.
 function response(status, headers, body)
-  if not string.find(body, ${luaString(options.accept)}, 1, true) then rejected = rejected + 1 end
+  if status < 300 and not string.find(body, ${luaString(options.accept)}, 1, true) then rejected = rejected + 1 end
 end
 
 function done(summary, latency, requests)

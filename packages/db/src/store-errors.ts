@@ -26,7 +26,9 @@ const UNREACHABLE_MESSAGES =
  * lock_not_available (lock_timeout) and query_canceled (statement_timeout); SQLite's file locked by
  * another connection past busy_timeout (a second process writing: an import, a sqlite3 shell).
  */
-const BUSY_CODES = new Set(['55P03', '57014', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
+const BUSY_SQLSTATES = new Set(['55P03', '57014']);
+/** better-sqlite3 reports extended codes too (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE, …). */
+const SQLITE_BUSY_CODES = /^SQLITE_(BUSY|LOCKED)(_|$)/;
 
 /** The trouble `error` (or one of its causes) reports, or undefined for any other failure. */
 export function storeTrouble(error: unknown): StoreTrouble | undefined {
@@ -40,7 +42,7 @@ export function storeTrouble(error: unknown): StoreTrouble | undefined {
     const { code, message } = e as { code?: unknown; message?: unknown };
     if (typeof code === 'string') {
       if (UNREACHABLE_CODES.has(code) || UNREACHABLE_SQLSTATES.test(code)) return 'unreachable';
-      if (BUSY_CODES.has(code)) return 'busy';
+      if (BUSY_SQLSTATES.has(code) || SQLITE_BUSY_CODES.test(code)) return 'busy';
     }
     if (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)) return 'unreachable';
   }

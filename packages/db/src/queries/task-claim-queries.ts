@@ -200,7 +200,7 @@ export function taskClaimQueries(db: Db, clock: () => number, signal: SendSignal
 
     /**
      * Gives a claimed task back to the queue (for a retry, or on shutdown). `refundAttempt` when the
-     * attempt did not fail but was interrupted on purpose (a clean shutdown): it does not count.
+     * attempt did not fail but was interrupted on purpose (a clean shutdown, a store outage): it does not count.
      * Owned, not fenced: giving a task back is allowed after a lapse (it only shrinks what is held).
      */
     release(fence: AttemptFence, message: string, options: { refundAttempt?: boolean } = {}): boolean {
