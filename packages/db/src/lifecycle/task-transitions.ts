@@ -62,7 +62,8 @@ export const TRANSITIONS = {
   release: {
     from: ['running', 'lapsed'],
     guard: 'owned',
-    writes: 'claimed_by and lease cleared (refunded on a clean shutdown or a store outage: max_attempts + 1, the number not reused)',
+    writes:
+      'claimed_by and lease cleared (refunded on a clean shutdown or a store outage: max_attempts + 1, the number not reused)',
     event: 'released',
     signal: 'released',
   },
