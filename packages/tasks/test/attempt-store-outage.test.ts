@@ -111,6 +111,24 @@ function loggedWithError(lines: LogLine[], message: string): Record<string, unkn
   return line.fields;
 }
 
+/**
+ * A session idle in its transaction holds the tasks table for `ms`, `during` run once it holds it:
+ * every write of the attempt, its renewals and its resume fail as "busy" while the database answers.
+ */
+async function tasksTableLocked(url: string, ms: number, during: () => void): Promise<void> {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
+    during();
+    await sleep(ms);
+    await holder.query('COMMIT');
+  } finally {
+    await holder.end();
+  }
+}
+
 /** Cuts the proxy while `during` runs, for OUTAGE_MS in all, then restores it. */
 async function outage(proxy: CuttableProxy, during: () => void | Promise<void>) {
   await proxy.cut();
@@ -190,19 +208,7 @@ test('the tasks table locked past lock_timeout under the finish and the resume: 
   const { engine, direct, url } = await engineBehindProxy(held.handler, { lockTimeoutMs: 50 });
   const taskId = await create(engine, 'held');
   await until(() => held.attempts.length === 1, 'the attempt to start');
-  // A session idle in its transaction holds the table: every write of the attempt, its renewals and
-  // its resume fail as "busy" while the database itself answers.
-  const holder = new pg.Client({ connectionString: url });
-  await holder.connect();
-  try {
-    await holder.query('BEGIN');
-    await holder.query('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
-    held.attempts[0].go();
-    await sleep(OUTAGE_MS);
-    await holder.query('COMMIT');
-  } finally {
-    await holder.end();
-  }
+  await tasksTableLocked(url, OUTAGE_MS, () => held.attempts[0].go());
   const row = await rowWhen(direct, taskId, (r) => r.status !== 'working', 'the task to finish');
   assert.deepEqual([row.status, row.attempt, JSON.parse(row.result!)], ['completed', 1, { attempt: 1 }]);
   assert.equal(held.attempts.length, 1, 'the work ran once');
@@ -219,19 +225,9 @@ test('the tasks table locked for longer than the attempt waits (busy, while the 
   const taskId = await create(engine, 'held');
   await until(() => held.attempts.length === 1, 'the first attempt to start');
   // The ping answers throughout, so only the write's own deadline can end the wait: without it the
-  // attempt tried its write, then its resume, again and again while the lock was held.
-  const holder = new pg.Client({ connectionString: url });
-  await holder.connect();
-  try {
-    await holder.query('BEGIN');
-    await holder.query('LOCK TABLE tasks IN ACCESS EXCLUSIVE MODE');
-    held.attempts[0].go();
-    // Five times the attempt's wait: without the deadline it would outlast the lock and finish.
-    await sleep(1_000);
-    await holder.query('COMMIT');
-  } finally {
-    await holder.end();
-  }
+  // attempt tried its write, then its resume, again and again while the lock was held. Five times
+  // the attempt's wait: without the deadline it would outlast the lock and finish.
+  await tasksTableLocked(url, 1_000, () => held.attempts[0].go());
   await until(() => held.attempts.length === 2, 'the second attempt to start');
   assert.equal(held.attempts[1].ctx.attempt, 2);
   held.attempts[1].go();

@@ -12,6 +12,26 @@ import { loadAwareDeadline } from '../../../../scripts/test-wait.mjs';
 
 const ALICE = 'alice-token-0123456789abcdef';
 
+/** One JSON-RPC request of Alice's in `session`, as its own POST that `signal` may drop. */
+function postInSession(
+  session: RawLegacySession,
+  request: { id: number; method: string; params: Record<string, unknown> },
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(session.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LEGACY_REVISION,
+      'mcp-session-id': session.sessionId!,
+      authorization: `Bearer ${ALICE}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...request }),
+    signal,
+  });
+}
+
 /** How long a request still unanswered counts as held open by the server (the task never ends). */
 const HELD_MS = 500;
 
@@ -34,18 +54,7 @@ test('a 2025-11-25 session: a tasks/result wait dropped by its client gives its 
   let nextId = 100;
   /** tasks/result in the session: what it answered, or 'held' when still unanswered after HELD_MS. */
   const wait = (signal?: AbortSignal) => {
-    const answer = fetch(url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': LEGACY_REVISION,
-        'mcp-session-id': session.sessionId!,
-        authorization: `Bearer ${ALICE}`,
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++nextId, method: 'tasks/result', params: { taskId } }),
-      signal,
-    })
+    const answer = postInSession(session, { id: ++nextId, method: 'tasks/result', params: { taskId } }, signal)
       .then(async (response) => ({ answered: parseMcpBody(await response.text()) }))
       // The answer's headers come at once (its SSE stream opens): a drop may end the body instead.
       .catch((error: Error) => ({ dropped: error.name }));
@@ -87,23 +96,11 @@ test('a 2025-11-25 session: a synchronous reflow_month dropped by its client is 
   t.after(() => server.close());
   assert.equal((await session.open()).status, 200);
   const drop = new AbortController();
-  const call = fetch(server.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': LEGACY_REVISION,
-      'mcp-session-id': session.sessionId!,
-      authorization: `Bearer ${ALICE}`,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'tools/call',
-      params: { name: 'reflow_month', arguments: reflowOn(1) },
-    }),
-    signal: drop.signal,
-  })
+  const call = postInSession(
+    session,
+    { id: 7, method: 'tools/call', params: { name: 'reflow_month', arguments: reflowOn(1) } },
+    drop.signal,
+  )
     .then((response) => response.text())
     .catch((error: Error) => error.name);
   // The synchronous call has created its task once the session lists it; then the client hangs up.
