@@ -234,9 +234,10 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
 }
 
 /**
- * The SDK's answer to `request`, hearing what a task tool's start threw that was no refusal (the
- * caller is told only "internal error"): logged here, except store trouble met before the answer
- * was ready, which is thrown instead, so the route answers 503 with its code (the client may retry).
+ * The SDK's answer to `request`, hearing what a task tool (its start or run) threw that was no
+ * refusal (the caller is told only "internal error"): logged here, except store trouble met before
+ * the answer was ready, which is thrown instead, so the route answers 503 with its code (the client
+ * may retry).
  */
 async function hearingStartErrors<T extends Response | undefined>(
   request: FastifyRequest,
@@ -246,7 +247,7 @@ async function hearingStartErrors<T extends Response | undefined>(
   let answered = false;
   const response = await listenForUnexpectedErrors((error, tool) => {
     if (!answered && error instanceof Error && isDatabaseUnavailable(error)) trouble ??= error;
-    else request.log.error({ err: error, tool }, 'a task tool could not start its task');
+    else request.log.error({ err: error, tool }, 'a task tool failed');
   }, serve);
   answered = true;
   if (trouble === undefined) return response;
