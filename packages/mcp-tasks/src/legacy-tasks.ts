@@ -211,39 +211,30 @@ export class LegacyTasks {
   async #waitUntilSettled(taskId: string, task: TaskView, ctx: ServerContext): Promise<TaskView> {
     const { stopped } = this.#o;
     // Ends the pause between two reads: the request ending, or the server stopping.
-    const pause = new AbortController();
-    const stop = () => pause.abort();
-    for (const signal of [ctx.mcpReq.signal, stopped]) {
-      if (signal?.aborted) stop();
-      signal?.addEventListener('abort', stop);
+    const pause = stopped ? AbortSignal.any([ctx.mcpReq.signal, stopped]) : ctx.mcpReq.signal;
+    while (!TERMINAL.has(task.status)) {
+      // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
+      // server cannot take the answer to a request sent on this stream): say so now rather than
+      // block until the task expires.
+      if (task.status === 'input_required')
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
+          { taskId, status: task.status },
+        );
+      if (stopped?.aborted)
+        throw new ProtocolError(
+          ProtocolErrorCode.InternalError,
+          `The server is shutting down; task ${taskId} is durable and goes on without this wait: ask again (tasks/result, or poll tasks/get) on another server or once this one is back`,
+          { code: 'RFL_SHUTTING_DOWN', taskId },
+        );
+      await sleep(this.#o.resultPollMs, undefined, { signal: pause }).catch((error: unknown) => {
+        // The request ended: so does the wait. The server stopped: one more read.
+        if (ctx.mcpReq.signal.aborted || !stopped?.aborted) throw error;
+      });
+      task = await this.#visible(taskId, ctx);
     }
-    try {
-      while (!TERMINAL.has(task.status)) {
-        // This API cannot deliver what the task waits for (it has no tasks/update, and a stateless
-        // server cannot take the answer to a request sent on this stream): say so now rather than
-        // block until the task expires.
-        if (task.status === 'input_required')
-          throw new ProtocolError(
-            ProtocolErrorCode.InvalidParams,
-            `Task ${taskId} is waiting for input, which the 2025-11-25 task API cannot deliver; answer it with tasks/update through the 2026-07-28 Tasks extension (${TASKS_EXTENSION_ID}), or cancel it`,
-            { taskId, status: task.status },
-          );
-        if (stopped?.aborted)
-          throw new ProtocolError(
-            ProtocolErrorCode.InternalError,
-            `The server is shutting down; task ${taskId} is durable and goes on without this wait: ask again (tasks/result, or poll tasks/get) on another server or once this one is back`,
-            { code: 'RFL_SHUTTING_DOWN', taskId },
-          );
-        await sleep(this.#o.resultPollMs, undefined, { signal: pause.signal }).catch((error: unknown) => {
-          // The request ended: so does the wait. The server stopped: one more read.
-          if (ctx.mcpReq.signal.aborted || !stopped?.aborted) throw error;
-        });
-        task = await this.#visible(taskId, ctx);
-      }
-      return task;
-    } finally {
-      for (const signal of [ctx.mcpReq.signal, stopped]) signal?.removeEventListener('abort', stop);
-    }
+    return task;
   }
 
   /** One of the caller's held requests, or a JSON-RPC error saying the caller holds too many. */
