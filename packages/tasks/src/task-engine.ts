@@ -491,7 +491,7 @@ export class TaskEngine {
       for (const row of judging ? await this.store.tasks.listExhausted([...this.#running.keys()]) : []) {
         const error = {
           code: -32603,
-          message: `Gave up after ${row.attempt} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,
+          message: `Gave up after ${this.#countedAttempts(row)} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,
         };
         if (await this.store.tasks.failExhausted(row.id, error)) this.#events.emit(`settled:${row.id}`);
       }
@@ -501,6 +501,15 @@ export class TaskEngine {
     } catch (error) {
       this.#o.logger.error({ err: error }, 'task sweep failed');
     }
+  }
+
+  /**
+   * The attempts that counted against the task: a refunded or parked attempt raised `maxAttempts`
+   * by one and did not count, so the attempt number reached overstates them by as many.
+   */
+  #countedAttempts(row: { kind: string; attempt: number; maxAttempts: number }): number {
+    const allowed = this.#handlers.get(row.kind)?.maxAttempts ?? this.#o.maxAttempts;
+    return Math.min(row.attempt, Math.max(1, row.attempt - Math.max(0, row.maxAttempts - allowed)));
   }
 
   /**

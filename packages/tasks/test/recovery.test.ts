@@ -88,6 +88,7 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
   const { engine: first } = await engines.open(path, [gated('job').handler], { concurrency: 0 });
   const lapsed = (await first.create({ owner: 'o', kind: 'job', input: { n: 1 } })).task.id;
   const spent = (await first.create({ owner: 'o', kind: 'job', input: { n: 2 } })).task.id;
+  const refunded = (await first.create({ owner: 'o', kind: 'job', input: { n: 3 } })).task.id;
   const sql = await testSql(first.store);
   // Leases that lapsed a second ago (the test's database server shares this host's clock).
   await sql.run(
@@ -100,6 +101,12 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
     Date.now() - 1000,
     spent,
   );
+  // Out of attempts on its fourth: one of them was refunded (max_attempts raised to 4), so three counted.
+  await sql.run(
+    "UPDATE tasks SET claimed_by = 'inst_x@another-host:1', attempt = 4, max_attempts = 4, lease_expires_at = ? WHERE id = ?",
+    Date.now() - 1000,
+    refunded,
+  );
   const job = gated('job');
   const { engine } = await engines.open(path, [job.handler], { sweepIntervalMs: 50 });
   await engine.start();
@@ -110,6 +117,10 @@ test('an expired lease is reclaimed while running; a task out of attempts fails 
   assert.equal(failed.attempt, 3, 'never claimed a fourth time');
   assert.deepEqual(failed.error?.code, -32603);
   assert.match(failed.error.message, /Gave up after 3 attempt\(s\): each time, the process running it stopped/);
+  const gaveUp = await settled(engine, refunded);
+  assert.equal(gaveUp?.status, 'failed');
+  assert.equal(gaveUp.attempt, 4);
+  assert.match(gaveUp.error.message, /^Gave up after 3 attempt\(s\)/, 'the refunded attempt is not counted');
   job.openNext();
   assert.equal((await settled(engine, lapsed))?.status, 'completed');
 });
