@@ -1,7 +1,8 @@
 // What both direct paths (the poll, tasks/get, and the create, a task tool's tools/call) check before
 // answering without a per-request server: a plain 2026-07-28 request in exactly the form the SDK
 // would accept, from a client that declared the Tasks extension. Anything else returns undefined,
-// and the SDK answers it (every error answer is the SDK's).
+// and the SDK answers it (every error answer is the SDK's, but for a create's final start error: see
+// task-call-fast-path.ts).
 import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
 import { declaresTasks } from './wire.ts';
 

@@ -1,7 +1,8 @@
 // What both 2025-11-25 direct paths (the poll — tasks/get, tasks/list — and the create, a task
 // tool's tools/call with params.task) check before answering without a per-request server: a plain
 // request from a 2025-era client, in exactly the form the SDK's stateless 2025-era transport serves.
-// Anything else returns undefined, and the SDK answers it (every error answer is the SDK's).
+// Anything else returns undefined, and the SDK answers it (every error answer is the SDK's, but for a
+// create's final start error, written here in the SDK's bytes: see legacy-task-call.ts).
 import { classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server';
 
 /** The one 2025-era revision that has the task API; other versions go the SDK's way. */
@@ -55,6 +56,12 @@ export function plainLegacyRequest(
 /** The SSE stream the SDK's transport writes for one answer: one `message` event, the response's members in its order (result, jsonrpc, id). */
 export function legacySseAnswer(result: unknown, id: string | number): string {
   return `event: message\ndata: ${JSON.stringify({ result, jsonrpc: '2.0', id })}\n\n`;
+}
+
+/** The same stream for a JSON-RPC error: the SDK's members in its order (jsonrpc, id, error). */
+export function legacySseError(error: { code: number; message: string; data?: unknown }, id: string | number): string {
+  const { code, message, data } = error;
+  return `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message, ...(data !== undefined ? { data } : {}) } })}\n\n`;
 }
 
 /**

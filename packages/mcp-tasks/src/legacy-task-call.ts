@@ -1,13 +1,17 @@
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { legacyCreateTaskResult } from './legacy-wire.ts';
 import {
   isPlainObject,
   LEGACY_SSE_HEADERS,
   legacySseAnswer,
+  legacySseError,
   plainLegacyRequest,
   servedAsLegacy,
   type LegacyDirectRequest,
 } from './legacy-request.ts';
-import { startTaskDirectly } from './start-task-directly.ts';
+import { refusalOrThrow } from './start-errors.ts';
+import { startTaskDirectly, type FinalStartError } from './start-task-directly.ts';
+import type { TaskView } from './task-store.ts';
 import type { TaskToolDefinition } from './task-tools.ts';
 
 export interface LegacyCallCaller {
@@ -33,13 +37,16 @@ export interface LegacyCallAnswer {
  * accepted as the SDK accepts it and, as there, not honoured: the task keeps the engine's ttl.
  * Everything else returns undefined and goes through the SDK: an unknown tool, arguments the schema
  * refuses, a call only a 2026-07-28 task can carry, a `_meta` (a progress token, an envelope), and
- * any error `start` throws — it has then written nothing, or the task it wrote is found again by
- * the SDK path's identical call, through the engine's dedupe.
+ * an error `start` throws that `isFinal` does not accept — it has then written nothing, or the task
+ * it wrote is found again by the SDK path's identical call, through the engine's dedupe. An error
+ * `isFinal` accepts is not run again: it is answered as LegacyTasks answers it (refusalOrThrow: a
+ * refusal's text as -32602, anything else a generic -32603, the error going to the request's listener).
  */
 export async function answerLegacyTaskCall(
   request: LegacyDirectRequest,
   toolNamed: (name: string) => TaskToolDefinition<any> | undefined,
   caller: LegacyCallCaller,
+  isFinal?: FinalStartError,
 ): Promise<LegacyCallAnswer | undefined> {
   const plain = plainLegacyRequest(request);
   if (!plain || plain.body.method !== 'tools/call' || !isPlainObject(plain.body.params)) return undefined;
@@ -53,18 +60,33 @@ export async function answerLegacyTaskCall(
   const tool = toolNamed(name);
   if (!tool) return undefined;
   // What LegacyTasks gives the handler: this API has no tasks/update, and no progress is asked for.
-  const started = await startTaskDirectly(tool, args, {
-    principal: caller.principal,
-    signal: caller.signal,
-    clientCapabilities: {},
-    canAskForInput: false,
-  });
+  let started: TaskView | undefined;
+  try {
+    started = await startTaskDirectly(
+      tool,
+      args,
+      { principal: caller.principal, signal: caller.signal, clientCapabilities: {}, canAskForInput: false },
+      isFinal,
+    );
+  } catch (error) {
+    return { status: 200, headers: LEGACY_SSE_HEADERS, body: legacySseError(protocolError(name, error), id) };
+  }
   if (!started) return undefined;
   const immediate = `Started task ${started.taskId} (${started.statusMessage ?? started.status}); the result follows when it completes.`;
   // The SDK's member order: it reads a tool's answer as a CallToolResult, whose schema puts `_meta`
   // and `content` first and the members it does not know (`task`) after them.
   const { _meta, content, task: created } = legacyCreateTaskResult(started, immediate);
   return { status: 200, headers: LEGACY_SSE_HEADERS, body: legacySseAnswer({ _meta, content, task: created }, id) };
+}
+
+/** What LegacyTasks throws for an error of `start`: the JSON-RPC error its caller is answered. */
+function protocolError(tool: string, error: unknown): ProtocolError {
+  try {
+    return new ProtocolError(ProtocolErrorCode.InvalidParams, refusalOrThrow(tool, error, 'start'));
+  } catch (thrown) {
+    if (thrown instanceof ProtocolError) return thrown;
+    throw thrown;
+  }
 }
 
 /** `params.task` as the SDK's schema takes it, `{ ttl?: number }`, without members it would strip. */

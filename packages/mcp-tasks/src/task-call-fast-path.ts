@@ -5,7 +5,9 @@ import {
   type DirectRequest,
   type ServerInfo,
 } from './direct-request.ts';
-import { startTaskDirectly } from './start-task-directly.ts';
+import { refusalMessage } from './start-errors.ts';
+import { startTaskDirectly, type FinalStartError } from './start-task-directly.ts';
+import type { TaskView } from './task-store.ts';
 import type { TaskToolDefinition } from './task-tools.ts';
 import { clientCapabilities, createTaskResult } from './wire.ts';
 
@@ -21,15 +23,18 @@ export interface DirectCaller {
  * accepts, gets the CreateTaskResult the extension's own handler gives (the same `start`, the same
  * createTaskResult), in the SDK's bytes. Everything else returns undefined and goes through the SDK:
  * an unknown tool, arguments the schema refuses, a call only a task can carry (it may ask for input
- * in this same call), and any error `start` throws. `start` has then written nothing, or the
- * task it wrote (a create committed before the error) is found again by the SDK path's identical
- * call, through the engine's dedupe. Resolves with the JSON-RPC response as text.
+ * in this same call), and an error `start` throws that `isFinal` does not accept (`start` has then
+ * written nothing, or the SDK path's identical call finds the task it wrote, through the engine's
+ * dedupe). An error `isFinal` accepts is not run again: a refusal is answered as the extension's
+ * handler answers it (a tool error with its text), anything else (store trouble) is thrown, for the
+ * host to answer. Resolves with the JSON-RPC response as text.
  */
 export async function answerTaskToolCall(
   request: DirectRequest,
   toolNamed: (name: string) => TaskToolDefinition<any> | undefined,
   caller: DirectCaller,
   serverInfo: ServerInfo,
+  isFinal?: FinalStartError,
 ): Promise<string | undefined> {
   const plain = plainModernRequest(request, 'tools/call');
   if (!plain) return undefined;
@@ -43,18 +48,32 @@ export async function answerTaskToolCall(
   if (meta.progressToken !== undefined) return undefined;
   const tool = toolNamed(name);
   if (!tool) return undefined;
-  const started = await startTaskDirectly(tool, args, {
-    principal: caller.principal,
-    signal: caller.signal,
-    clientCapabilities: clientCapabilities(meta),
-    canAskForInput: true,
-  });
+  let started: TaskView | undefined;
+  try {
+    started = await startTaskDirectly(
+      tool,
+      args,
+      {
+        principal: caller.principal,
+        signal: caller.signal,
+        clientCapabilities: clientCapabilities(meta),
+        canAskForInput: true,
+      },
+      isFinal,
+    );
+  } catch (error) {
+    const refusal = refusalMessage(error);
+    if (refusal === undefined) throw error;
+    // As the SDK completes a tool's result: `resultType` after the tool's own members.
+    const result = { content: [{ type: 'text', text: refusal }], isError: true, resultType: 'complete' };
+    return sdkAnswer(result, id, serverInfo);
+  }
   if (!started) return undefined;
-  // The SDK's member order: an empty `content` first (a contentless tool result), its serverInfo
-  // `_meta` last, and the envelope's `result` before `jsonrpc` and `id`.
-  return JSON.stringify({
-    result: { content: [], ...createTaskResult(started), _meta: { [SERVER_INFO_META_KEY]: serverInfo } },
-    jsonrpc: '2.0',
-    id,
-  });
+  // An empty `content` first: a contentless tool result.
+  return sdkAnswer({ content: [], ...createTaskResult(started) }, id, serverInfo);
+}
+
+/** A tool's result in the SDK's member order: its serverInfo `_meta` last, and the envelope's `result` before `jsonrpc` and `id`. */
+function sdkAnswer(result: Record<string, unknown>, id: string | number, serverInfo: ServerInfo): string {
+  return JSON.stringify({ result: { ...result, _meta: { [SERVER_INFO_META_KEY]: serverInfo } }, jsonrpc: '2.0', id });
 }

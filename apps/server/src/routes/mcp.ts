@@ -11,7 +11,9 @@ import {
   LegacySessions,
   listenForUnexpectedErrors,
   TaskListenRouter,
+  ToolRefusal,
 } from '@reflow/mcp-tasks';
+import { EngineStoppingError } from '@reflow/tasks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CreationLimits } from '../auth/creation-limits.ts';
 import { toAuthInfo } from '../auth/principal-auth-info.ts';
@@ -171,12 +173,14 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     // The create every task-declaring client sends: answered here when it is a plain one.
     if (options.fastTaskCalls !== false && parsedBody !== undefined && request.headers['mcp-method'] === 'tools/call') {
       const { caller } = callerTasks(services, authInfo);
-      // The tools are built only for a request that is a plain create.
+      // The tools are built only for a request that is a plain create. Store trouble its start meets
+      // is thrown: the 503 above, as the SDK path gives (hearingStartErrors).
       const answer = await answerTaskToolCall(
         { body: parsedBody, headers: mcpHeaders(request) },
         (name) => taskToolsFor(services, caller, options.limits, heldOf(caller)).get(name),
         { principal: caller.id, signal: hangUp.signal },
         serverInfo,
+        metAgain,
       );
       if (answer) {
         services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
@@ -191,11 +195,17 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
       request.headers['mcp-protocol-version'] === LEGACY_POLL_REVISION
     ) {
       const { caller } = callerTasks(services, authInfo);
-      // The tools are built only for a request that is a plain create.
-      const answer = await answerLegacyTaskCall(
-        { body: parsedBody, headers: mcpHeaders(request) },
-        (name) => taskToolsFor(services, caller, options.limits, heldOf(caller)).get(name),
-        { principal: caller.id, signal: hangUp.signal },
+      // The tools are built only for a request that is a plain create. Store trouble is answered
+      // as the SDK path answers it on this wire (an in-band internal error, logged here).
+      const answer = await listenForUnexpectedErrors(
+        (error, tool) => request.log.error({ err: error, tool }, 'a task tool failed'),
+        () =>
+          answerLegacyTaskCall(
+            { body: parsedBody, headers: mcpHeaders(request) },
+            (name) => taskToolsFor(services, caller, options.limits, heldOf(caller)).get(name),
+            { principal: caller.id, signal: hangUp.signal },
+            metAgain,
+          ),
       );
       if (answer) {
         services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
@@ -231,6 +241,14 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
     );
     return sendResponse(reply, response);
   }
+}
+
+/**
+ * Whether the SDK path's identical create would meet what a direct create's start threw (store
+ * trouble, the engine shutting down): the direct path answers it, and the create is not run twice.
+ */
+function metAgain(error: unknown): boolean {
+  return isDatabaseUnavailable(error) || (error instanceof ToolRefusal && error.cause instanceof EngineStoppingError);
 }
 
 /**

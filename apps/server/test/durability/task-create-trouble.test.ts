@@ -4,8 +4,10 @@
 // 503 for a database it finds down before the call (its ping), and for trouble met inside the create
 // itself (a lock wait timed out, the database lost while the create waits, a SQLite file locked by
 // another process); nothing of the driver reaches the caller, while refusals (an unknown room) stay
-// tool errors with their text.
-// Each server here has a database of its own (a PostgreSQL it stops, a SQLite file): store-independent.
+// tool errors with their text. A direct create that meets such trouble is answered once, as the SDK
+// path answers it, without running again through the SDK.
+// Each server here has a database of its own (a PostgreSQL it stops, a database on the shared test
+// server, a SQLite file): store-independent.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +16,9 @@ import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { startExtraPostgres } from '../../../../scripts/postgres-for-tests.mjs';
+import { createTestDatabase, startExtraPostgres } from '../../../../scripts/postgres-for-tests.mjs';
 import { mcpBody, mcpHeaders, parseMcpBody } from '../../harness/mcp-wire.ts';
+import { legacyMcpBody, legacyMcpHeaders } from '../../harness/mcp-wire-2025.ts';
 import { startServerProcess, type ServerProcess } from '../../harness/server-process.ts';
 
 /** A dry run of the demo month: every create below is this one, on a window of its own (no dedupe). */
@@ -59,6 +62,20 @@ async function createInBackground(
     method: 'POST',
     headers: mcpHeaders('tools/call', 'reflow_month'),
     body: mcpBody('tools/call', { name: 'reflow_month', arguments: { ...args, background: true } }, { tasks: false }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: parseMcpBody(text), text };
+}
+
+/** The same create from a 2025-era client: a tools/call with params.task, no Mcp-Method header. */
+async function createLegacy(
+  server: ServerProcess,
+  args: Record<string, unknown>,
+): Promise<{ status: number; body: any; text: string }> {
+  const response = await fetch(server.mcpUrl, {
+    method: 'POST',
+    headers: legacyMcpHeaders(),
+    body: legacyMcpBody('tools/call', { name: 'reflow_month', arguments: args, task: {} }),
   });
   const text = await response.text();
   return { status: response.status, body: parseMcpBody(text), text };
@@ -160,11 +177,88 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
     assertStoreTrouble(lost, 'RFL_DATABASE_UNAVAILABLE'),
   );
 
-  // The database is down before the call: the route finds it (its ping, after the direct create gave up).
+  // The database is down before the call: the direct create meets it, and the route finds it (its
+  // ping) before the SDK serves the create with a progress token.
   for (const progress of [false, true]) {
     const down = await create(patient, window(6), progress);
     assertStoreTrouble(down, 'RFL_DATABASE_UNAVAILABLE');
   }
+});
+
+/**
+ * Awaits `answering` while cancelling (pg_cancel_backend: query_canceled, store trouble) every wait
+ * for a lock in the database `monitor` is connected to; resolves with the answer and how many waits
+ * there were. The waits never time out by themselves (lock_timeout off), so each attempt of the
+ * create to write is seen and counted once.
+ */
+async function cancellingLockWaits<T>(
+  monitor: pg.Client,
+  answering: Promise<T>,
+): Promise<{ answer: T; waits: number }> {
+  const answered = answering.then(() => true);
+  const seen = new Set<string>();
+  for (;;) {
+    const { rows } = await monitor.query(
+      `SELECT pid, xact_start FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+    );
+    for (const { pid, xact_start } of rows) {
+      seen.add(`${pid} ${xact_start?.toISOString()}`);
+      await monitor.query('SELECT pg_cancel_backend($1)', [pid]);
+    }
+    if (await Promise.race([answered, sleep(20, false)])) break;
+  }
+  return { answer: await answering, waits: seen.size };
+}
+
+test("PostgreSQL: a create whose start meets store trouble on the direct path reaches the store once, not again through the SDK, and gets the SDK path's answer (2026-07-28 and 2025-11-25)", async (t) => {
+  const database = await createTestDatabase('create_trouble_once');
+  t.after(() => database.drop());
+  // No lock_timeout: a create's lock wait ends only when the test cancels it. The second node
+  // answers every create through the SDK (its direct path off), for comparison.
+  const server = await serverOn(t, database.url, { PG_LOCK_TIMEOUT_MS: '0' });
+  const sdkOnly = await serverOn(t, database.url, { PG_LOCK_TIMEOUT_MS: '0', MCP_FAST_TASK_CALLS: 'false' });
+  assert.equal((await create(server, window(2))).body?.result?.resultType, 'task', 'a create works');
+  assert.equal((await createLegacy(server, window(3))).body?.result?.task?.status, 'working', 'a 2025 create works');
+
+  const locker = new pg.Client({ connectionString: database.url });
+  const monitor = new pg.Client({ connectionString: database.url });
+  for (const client of [locker, monitor]) {
+    client.on('error', () => undefined); // the database's drop at the end ends these sessions too
+    await client.connect();
+    t.after(() => client.end().catch(() => undefined));
+  }
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE tasks IN EXCLUSIVE MODE');
+  const waited: Record<string, number> = {};
+  for (const [era, send] of [
+    ['2026-07-28', create],
+    ['2025-11-25', createLegacy],
+  ] as const) {
+    const [direct, throughSdk] = [
+      await cancellingLockWaits(monitor, send(server, window(10))),
+      await cancellingLockWaits(monitor, send(sdkOnly, window(10))),
+    ];
+    const seen = ({ answer }: typeof direct) => ({ status: answer.status, text: answer.text });
+    assert.deepEqual(seen(direct), seen(throughSdk), `${era}: the answer differs from the SDK path's`);
+    // 2026-07-28: 503 with its code. 2025-11-25: an in-band internal error (the SDK's SSE answer is
+    // under way before the tool runs, too late for a 503).
+    if (era === '2026-07-28') assertStoreTrouble(direct.answer, 'RFL_DATABASE_BUSY');
+    else {
+      assert.equal(direct.answer.status, 200, direct.answer.text);
+      assertNoDriverText(direct.answer, era);
+    }
+    waited[era] = direct.waits;
+    waited[`${era} through the SDK`] = throughSdk.waits;
+  }
+  // Once each: not again through the SDK after the direct path met the trouble.
+  assert.deepEqual(
+    waited,
+    { '2026-07-28': 1, '2026-07-28 through the SDK': 1, '2025-11-25': 1, '2025-11-25 through the SDK': 1 },
+    'how many times each create waited for the tasks table',
+  );
+  await locker.query('ROLLBACK');
+  assert.equal((await create(server, window(12))).body?.result?.resultType, 'task', 'a create works again');
 });
 
 test('SQLite: a create that finds the file locked by another process past busy_timeout answers 503 RFL_DATABASE_BUSY, quoting no driver', async (t) => {
@@ -180,8 +274,12 @@ test('SQLite: a create that finds the file locked by another process past busy_t
   t.after(() => other.close());
   other.exec('BEGIN IMMEDIATE');
   try {
-    // The server waits out its busy_timeout (5 s), on the direct create and again in the SDK's.
+    // The server waits out its busy_timeout (5 s) once, on the direct create: not again in the SDK's.
+    const started = performance.now();
     assertStoreTrouble(await create(server, window(3)), 'RFL_DATABASE_BUSY');
+    const waitedMs = performance.now() - started;
+    t.diagnostic(`the busy create was answered after ${Math.round(waitedMs)} ms`);
+    assert.ok(waitedMs < 8_000, `answered after ${Math.round(waitedMs)} ms: one busy_timeout of 5 s, not two`);
   } finally {
     other.exec('ROLLBACK');
   }
