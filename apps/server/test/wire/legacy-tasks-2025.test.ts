@@ -2,7 +2,8 @@
 // a tool result with isError ends `failed`; task-only tools are advertised "required" and refuse a
 // synchronous call with -32601; confirm is refused for what it is (this API cannot carry the
 // question), not for a capability the client declared; tasks/result on a task waiting for input
-// answers at once; tasks.list is declared only where requestors are told apart.
+// answers at once; a start that refuses its arguments answers -32602 with the refusal; tasks.list is
+// declared only where requestors are told apart.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -79,6 +80,22 @@ test('2025-11-25: confirm: true from a client that declared elicitation is refus
   assert.doesNotMatch(refused.message, /did not declare/);
   assert.match(refused.message, /2025-11-25 task API/);
   assert.match(refused.message, /io\.modelcontextprotocol\/tasks/);
+  assert.equal(await taskCount(server.services.store), 0);
+});
+
+test('2025-11-25: a task call whose start refuses its arguments (an unknown room) answers -32602 naming it, and creates nothing', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const { client, raw } = await legacyClient(server.mcpUrl);
+  t.after(() => client.close());
+  const refused = await raw('tools/call', {
+    name: 'reflow_month',
+    arguments: { ...ARGS, offline_rooms: ['studio-zz'] },
+    task: {},
+  }).catch((e) => e);
+  assert.equal(refused.code, -32602, JSON.stringify(refused));
+  assert.match(refused.message, /RFL_UNKNOWN_ROOM/);
+  assert.match(refused.message, /Unknown room studio-zz; known rooms: /);
   assert.equal(await taskCount(server.services.store), 0);
 });
 
