@@ -59,6 +59,13 @@ export class TaskEngine {
   readonly store: Store;
   readonly #handlers = new Map<string, TaskHandler<any>>();
   readonly #running = new Map<string, AbortController>();
+  /** When (performance.now()) each running attempt was launched, its claim committed. */
+  readonly #launchedAt = new WeakMap<AbortController, number>();
+  /**
+   * When (performance.now()) the last heartbeat or registration the store accepted was sent: an
+   * attempt launched before it was claimed before any reap that finds this node dead since.
+   */
+  #aliveAt = -Infinity;
   readonly #events = new EventEmitter();
   readonly #durations = new AttemptDurations();
   readonly #queue: QueuePositions;
@@ -121,6 +128,7 @@ export class TaskEngine {
    * leases and heartbeats), then starts working the queue, heartbeating and sweeping.
    */
   async start(): Promise<void> {
+    this.#aliveAt = performance.now();
     await this.store.nodes.register({
       id: this.instanceId,
       host: hostname(),
@@ -169,6 +177,7 @@ export class TaskEngine {
     const sentAt = performance.now();
     try {
       if (await this.store.nodes.heartbeat(this.instanceId, [...this.#running.keys()])) {
+        this.#aliveAt = sentAt;
         // A heartbeat that waited most of a lease (on a lock, a full pool) observed nothing meanwhile.
         if (performance.now() - sentAt > this.#o.leaseMs / 2) this.#healthySince = undefined;
         else this.#healthySince ??= sentAt;
@@ -176,14 +185,23 @@ export class TaskEngine {
       }
       this.#healthySince = undefined;
       this.#o.logger.warn('this node was declared dead (its heartbeat lapsed); stopping its attempts');
-      for (const abort of this.#running.values()) abort.abort(new AttemptInterrupted('lease lost'));
-      if (!this.#stopping)
+      // Only those the reap released: claimed before this node was last known alive. One claimed
+      // since may have been claimed after the reap (its own attempt heard of the reap first, and
+      // the task was claimed anew): it is this node's, and stopping it would spend an attempt. Any
+      // other still finds out from its own lease renewal, and its fence holds meanwhile.
+      for (const abort of this.#running.values())
+        if ((this.#launchedAt.get(abort) ?? -Infinity) < this.#aliveAt)
+          abort.abort(new AttemptInterrupted('lease lost'));
+      const registering = performance.now();
+      if (!this.#stopping) {
         await this.store.nodes.register({
           id: this.instanceId,
           host: hostname(),
           pid: process.pid,
           workers: this.#o.concurrency,
         });
+        this.#aliveAt = registering;
+      }
       return false;
     } catch (error) {
       this.#healthySince = undefined;
@@ -427,6 +445,7 @@ export class TaskEngine {
     const handler = this.#handlers.get(row.kind);
     const abort = new AbortController();
     this.#running.set(row.id, abort);
+    this.#launchedAt.set(abort, performance.now());
     this.#events.emit(`changed:${row.id}`);
     const startedAt = this.#o.now();
     const run = handler

@@ -158,3 +158,76 @@ test('a node that hears from its heartbeat it was declared dead stops its attemp
   a.openNext();
   assert.deepEqual((await settled(nodeA, task.id))?.attempt, 2);
 });
+
+test('a node that hears it was declared dead stops only the attempts it claimed before: one it claimed since runs on', async () => {
+  const path = engines.freshPath();
+  const a = gated('job');
+  const signals: AbortSignal[] = [];
+  const job: TaskHandler = {
+    kind: 'job',
+    run: (input, ctx) => (signals.push(ctx.signal), a.handler.run(input, ctx)),
+  };
+  const leaseMs = 2_000;
+  const { store, pool } = await engines.open(path, [], { concurrency: 0 });
+  // A's store, its heartbeats held at the test's word: the order a busy machine can make, where A's
+  // own attempt hears of the reap (its lease renewal is refused) and A claims the task anew before
+  // A's next heartbeat comes back with "declared dead".
+  let heldBeats = 0;
+  let sendBeats!: () => void;
+  const beatsSent = new Promise<void>((resolve) => (sendBeats = resolve));
+  let holdBeats = false;
+  const nodes = new Proxy(store.nodes, {
+    get: (target, key) =>
+      key === 'heartbeat'
+        ? async (id: string, running: string[]) => {
+            if (holdBeats) {
+              heldBeats++;
+              await beatsSent;
+            }
+            return target.heartbeat(id, running);
+          }
+        : Reflect.get(target, key, target),
+  });
+  const storeOfA = new Proxy(store, {
+    get: (target, key) => {
+      if (key === 'nodes') return nodes;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const nodeA = new TaskEngine({
+    store: storeOfA,
+    pool,
+    logger: silent,
+    concurrency: 1,
+    leaseMs,
+    sweepIntervalMs: 60_000,
+  });
+  nodeA.register(job);
+  await nodeA.start();
+  try {
+    const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
+    await until(() => a.waiting() === 1, 'attempt 1 on node A');
+    // Once a heartbeat is held, none is under way: the reap below is answered only by the held one.
+    holdBeats = true;
+    await until(() => heldBeats === 1, "A's next heartbeat");
+    assert.deepEqual(await store.nodes.reapLapsed(-1_000, 'declared dead by the test'), [nodeA.instanceId]);
+    await until(
+      async () => (await nodeA.get(task.id))?.attempt === 2 && a.waiting() === 1,
+      'attempt 1 to hear of the reap from its lease, and attempt 2 on node A',
+    );
+    holdBeats = false;
+    sendBeats();
+    await until(
+      async () => (await store.nodes.list()).some((n) => n.id === nodeA.instanceId),
+      'A to hear it was declared dead and join again',
+    );
+    assert.equal(signals.length, 2);
+    assert.ok(signals[0].aborted, 'attempt 1, released by the reap, stopped');
+    assert.equal(signals[1].aborted, false, 'attempt 2, claimed since the reap, runs on');
+    a.openNext();
+    assert.deepEqual([(await settled(nodeA, task.id))?.status, (await nodeA.get(task.id))?.attempt], ['completed', 2]);
+  } finally {
+    await nodeA.stop(0);
+  }
+});
