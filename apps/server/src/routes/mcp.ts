@@ -181,7 +181,11 @@ export async function mcpRoutes(app: FastifyInstance, options: McpRouteOptions):
         { principal: caller.id, signal: hangUp.signal },
         serverInfo,
         metAgain,
-      );
+      ).catch((error: unknown) => {
+        // Answered here all the same (the 503), as the SDK path counts the create it answers 503.
+        services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
+        throw error;
+      });
       if (answer) {
         services.metrics.mcpRequests.inc({ method: 'tools/call', path: 'direct' });
         // The SDK's media type exactly: Fastify adds a charset to a string's, not to a Buffer's.

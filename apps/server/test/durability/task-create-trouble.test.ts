@@ -20,6 +20,7 @@ import { createTestDatabase, startExtraPostgres } from '../../../../scripts/post
 import { mcpBody, mcpHeaders, parseMcpBody } from '../../harness/mcp-wire.ts';
 import { legacyMcpBody, legacyMcpHeaders } from '../../harness/mcp-wire-2025.ts';
 import { startServerProcess, type ServerProcess } from '../../harness/server-process.ts';
+import { requestsCounted } from '../wire/direct-answer-checks.ts';
 
 /** A dry run of the demo month: every create below is this one, on a window of its own (no dedupe). */
 const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], to: '2026-09-20', dry_run: true };
@@ -236,10 +237,17 @@ test("PostgreSQL: a create whose start meets store trouble on the direct path re
     ['2026-07-28', create],
     ['2025-11-25', createLegacy],
   ] as const) {
+    const base = server.mcpUrl.replace(/\/mcp$/, '');
+    const countedBefore = await requestsCounted(base, 'tools/call', 'direct');
     const [direct, throughSdk] = [
       await cancellingLockWaits(monitor, send(server, window(10))),
       await cancellingLockWaits(monitor, send(sdkOnly, window(10))),
     ];
+    assert.equal(
+      (await requestsCounted(base, 'tools/call', 'direct')) - countedBefore,
+      1,
+      `${era}: the create answered by the direct path is counted once in reflow_mcp_requests_total`,
+    );
     const seen = ({ answer }: typeof direct) => ({ status: answer.status, text: answer.text });
     assert.deepEqual(seen(direct), seen(throughSdk), `${era}: the answer differs from the SDK path's`);
     // 2026-07-28: 503 with its code. 2025-11-25: an in-band internal error (the SDK's SSE answer is
