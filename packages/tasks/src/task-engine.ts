@@ -226,6 +226,7 @@ export class TaskEngine {
     const key = dedupeKey(request.kind, request.sameWorkAs ?? request.input);
     const message = handler.describe?.(request.input) ?? `Queued ${request.kind}`;
     const scope = await handler.scope?.(request.input);
+    const maxAttempts = handler.maxAttempts ?? this.#o.maxAttempts;
     const result = await this.store.tasks.createOrFind(
       {
         id: newTaskId(),
@@ -236,10 +237,11 @@ export class TaskEngine {
         statusMessage: message,
         ttlMs: request.ttlMs ?? this.#o.defaultTtlMs,
         pollIntervalMs: await this.pollIntervalMs(request.kind),
-        maxAttempts: handler.maxAttempts ?? this.#o.maxAttempts,
+        maxAttempts,
         ...(scope ? { scopeKey: scope.key, scopeStart: scope.start, scopeEnd: scope.end } : {}),
       },
-      { message, data: { by: request.owner } },
+      // The attempts it was allowed, kept: a refund or a park raises the row's max_attempts.
+      { message, data: { by: request.owner, maxAttempts } },
       request.admit ? (tx) => request.admit!(tx) : undefined,
     );
     if (result.created) this.#queue.noteQueued(1);
@@ -510,7 +512,7 @@ export class TaskEngine {
       for (const row of judging ? await this.store.tasks.listExhausted([...this.#running.keys()]) : []) {
         const error = {
           code: -32603,
-          message: `Gave up after ${this.#countedAttempts(row)} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,
+          message: `Gave up after ${await this.#countedAttempts(row)} attempt(s): each time, the process running it stopped (crashed, was killed, or lost its lease) before it finished`,
         };
         if (await this.store.tasks.failExhausted(row.id, error)) this.#events.emit(`settled:${row.id}`);
       }
@@ -524,10 +526,14 @@ export class TaskEngine {
 
   /**
    * The attempts that counted against the task: a refunded or parked attempt raised `maxAttempts`
-   * by one and did not count, so the attempt number reached overstates them by as many.
+   * by one and did not count, so the attempt number reached overstates them by as many. The attempts
+   * it was allowed are those its creation recorded (this node's setting for a task created without).
    */
-  #countedAttempts(row: { kind: string; attempt: number; maxAttempts: number }): number {
-    const allowed = this.#handlers.get(row.kind)?.maxAttempts ?? this.#o.maxAttempts;
+  async #countedAttempts(row: { id: string; kind: string; attempt: number; maxAttempts: number }): Promise<number> {
+    const created = (await this.store.tasks.events(row.id)).find((e) => e.kind === 'created');
+    const recorded = (created?.data as { maxAttempts?: unknown } | null | undefined)?.maxAttempts;
+    const allowed =
+      typeof recorded === 'number' ? recorded : (this.#handlers.get(row.kind)?.maxAttempts ?? this.#o.maxAttempts);
     return Math.min(row.attempt, Math.max(1, row.attempt - Math.max(0, row.maxAttempts - allowed)));
   }
 

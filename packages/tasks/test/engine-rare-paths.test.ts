@@ -249,7 +249,7 @@ test('a create is refused, writing nothing, for a kind with no handler or once t
   );
   const { task } = await engine.create({ owner: 'bob', kind: 'echo', input: {} });
   const created = (await engine.store.tasks.events(task.id)).find((e) => e.kind === 'created');
-  assert.deepEqual([created?.message, created?.data], ['Queued echo', { by: 'bob' }]);
+  assert.deepEqual([created?.message, created?.data], ['Queued echo', { by: 'bob', maxAttempts: 3 }]);
   await engine.stop(0);
   await assert.rejects(
     engine.create({ owner: 'o', kind: 'echo', input: { n: 2 } }),
