@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { StaleAttemptError, storeTrouble, type Store, type TaskRow } from '@reflow/db';
 import type { Logger } from './logger.ts';
 import { resumedInput } from './input-gate.ts';
@@ -18,6 +19,8 @@ export interface AttemptDeps {
   progressIntervalMs?: number;
   /** How long the attempt waits for a store that is away before it gives up as a crash would (default OUTAGE_WAIT_MS). */
   outageWaitMs?: number;
+  /** Its 'check' event asks the attempt to renew its lease now, not at its next heartbeat. */
+  leaseChecks?: EventEmitter;
 }
 
 /** How often one write may meet its own lapsed lease, resume it and try again (a node stalled repeatedly). */
@@ -81,7 +84,7 @@ export async function runAttempt(
       .finally(() => (regaining = undefined)));
   // One renewal at a time: one still waiting (a slow or unreachable database) is not stacked upon.
   let renewing = false;
-  const heartbeat = setInterval(() => {
+  const renew = () => {
     if (renewing || abort.signal.aborted) return;
     renewing = true;
     store.tasks
@@ -94,8 +97,10 @@ export async function runAttempt(
         },
       )
       .finally(() => (renewing = false));
-  }, deps.heartbeatMs);
+  };
+  const heartbeat = setInterval(renew, deps.heartbeatMs);
   heartbeat.unref();
+  deps.leaseChecks?.on('check', renew);
   const outageDeadline = () => Date.now() + (deps.outageWaitMs ?? OUTAGE_WAIT_MS);
   /**
    * Runs a write of the attempt's outcome, outlasting an outage: when the store is away it waits for
@@ -259,6 +264,7 @@ export async function runAttempt(
     }
   } finally {
     clearInterval(heartbeat);
+    deps.leaseChecks?.off('check', renew);
     progress.stop();
   }
 }

@@ -59,13 +59,8 @@ export class TaskEngine {
   readonly store: Store;
   readonly #handlers = new Map<string, TaskHandler<any>>();
   readonly #running = new Map<string, AbortController>();
-  /** When (performance.now()) each running attempt was launched, its claim committed. */
-  readonly #launchedAt = new WeakMap<AbortController, number>();
-  /**
-   * When (performance.now()) the last heartbeat or registration the store accepted was sent: an
-   * attempt launched before it was claimed before any reap that finds this node dead since.
-   */
-  #aliveAt = -Infinity;
+  /** Asks every running attempt to renew its lease now ('check'): see #beatOnce. */
+  readonly #leaseChecks = new EventEmitter().setMaxListeners(0);
   readonly #events = new EventEmitter();
   readonly #durations = new AttemptDurations();
   readonly #queue: QueuePositions;
@@ -128,7 +123,6 @@ export class TaskEngine {
    * leases and heartbeats), then starts working the queue, heartbeating and sweeping.
    */
   async start(): Promise<void> {
-    this.#aliveAt = performance.now();
     await this.store.nodes.register({
       id: this.instanceId,
       host: hostname(),
@@ -171,37 +165,31 @@ export class TaskEngine {
 
   /**
    * Declared dead meanwhile (a stall longer than a lease): its claims were released and may run
-   * elsewhere, so its attempts stop (their fences fail anyway), and it joins again.
+   * elsewhere, so each attempt checks its lease at once (a released one stops; its fence fails
+   * anyway), and it joins again.
    */
   async #beatOnce(): Promise<boolean> {
     const sentAt = performance.now();
     try {
       if (await this.store.nodes.heartbeat(this.instanceId, [...this.#running.keys()])) {
-        this.#aliveAt = sentAt;
         // A heartbeat that waited most of a lease (on a lock, a full pool) observed nothing meanwhile.
         if (performance.now() - sentAt > this.#o.leaseMs / 2) this.#healthySince = undefined;
         else this.#healthySince ??= sentAt;
         return true;
       }
       this.#healthySince = undefined;
-      this.#o.logger.warn('this node was declared dead (its heartbeat lapsed); stopping its attempts');
-      // Only those the reap released: claimed before this node was last known alive. One claimed
-      // since may have been claimed after the reap (its own attempt heard of the reap first, and
-      // the task was claimed anew): it is this node's, and stopping it would spend an attempt. Any
-      // other still finds out from its own lease renewal, and its fence holds meanwhile.
-      for (const abort of this.#running.values())
-        if ((this.#launchedAt.get(abort) ?? -Infinity) < this.#aliveAt)
-          abort.abort(new AttemptInterrupted('lease lost'));
-      const registering = performance.now();
-      if (!this.#stopping) {
+      this.#o.logger.warn('this node was declared dead (its heartbeat lapsed); its attempts check their leases');
+      // Each attempt renews its lease now: one the reap released is refused and stops; one claimed
+      // since the reap (its own attempt heard of it first, and the task was claimed anew) is this
+      // node's and runs on, as stopping it would spend an attempt.
+      this.#leaseChecks.emit('check');
+      if (!this.#stopping)
         await this.store.nodes.register({
           id: this.instanceId,
           host: hostname(),
           pid: process.pid,
           workers: this.#o.concurrency,
         });
-        this.#aliveAt = registering;
-      }
       return false;
     } catch (error) {
       this.#healthySince = undefined;
@@ -447,7 +435,6 @@ export class TaskEngine {
     const handler = this.#handlers.get(row.kind);
     const abort = new AbortController();
     this.#running.set(row.id, abort);
-    this.#launchedAt.set(abort, performance.now());
     this.#events.emit(`changed:${row.id}`);
     const startedAt = this.#o.now();
     const run = handler
@@ -460,6 +447,7 @@ export class TaskEngine {
           logger: this.#o.logger,
           onProgress: (id, message) => this.#events.emit(`progress:${id}`, message),
           outageWaitMs: this.#o.outageWaitMs,
+          leaseChecks: this.#leaseChecks,
         })
       : this.#failUnhandled(row);
     run

@@ -3,7 +3,7 @@
 // node reaches the attempt through the store's signal.
 import assert from 'node:assert/strict';
 import { after, afterEach, test } from 'node:test';
-import { TaskEngine, type TaskHandler } from '../src/index.ts';
+import { AttemptInterrupted, TaskEngine, type TaskHandler } from '../src/index.ts';
 import { onPostgres } from '../../../scripts/test-store.mjs';
 import { engineFactory, gated, settled, silent, until } from './engine-helper.ts';
 
@@ -230,4 +230,28 @@ test('a node that hears it was declared dead stops only the attempts it claimed 
   } finally {
     await nodeA.stop(0);
   }
+});
+
+test('a node that hears from its heartbeat it was declared dead stops the attempt the reap released at once, not at its own next lease renewal', async () => {
+  const path = engines.freshPath();
+  const a = gated('job');
+  const signals: AbortSignal[] = [];
+  const job: TaskHandler = {
+    kind: 'job',
+    run: (input, ctx) => (signals.push(ctx.signal), a.handler.run(input, ctx)),
+  };
+  // The attempt renews its lease every 20 s (a third of the lease), the node beats at every sweep
+  // (100 ms): within the test only the heartbeat can tell the attempt of the reap.
+  const { engine: nodeA } = await engines.open(path, [job], { leaseMs: 60_000, sweepIntervalMs: 100 });
+  await nodeA.start();
+  const { task } = await nodeA.create({ owner: 'o', kind: 'job', input: {} });
+  await until(() => a.waiting() === 1, 'attempt 1 on node A');
+  const { store: other } = await engines.open(path, [], { concurrency: 0 });
+  assert.deepEqual(await other.nodes.reapLapsed(-1_000, 'declared dead by the test'), [nodeA.instanceId]);
+  await until(() => signals[0].aborted, 'attempt 1, released by the reap, to stop', 5_000);
+  assert.equal((signals[0].reason as AttemptInterrupted).why, 'lease lost');
+  // A, alive again, claims the released task anew.
+  await until(async () => (await nodeA.get(task.id))?.attempt === 2 && a.waiting() === 1, 'attempt 2 on node A');
+  a.openNext();
+  assert.deepEqual([(await settled(nodeA, task.id))?.status, (await nodeA.get(task.id))?.attempt], ['completed', 2]);
 });
