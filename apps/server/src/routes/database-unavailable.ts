@@ -3,8 +3,12 @@
 // request answers 503 at once with a message saying which.
 import { storeTrouble, type StoreTrouble } from '@reflow/db';
 
+/**
+ * Unlike a timed-out wait (rolled back) or an exhausted pool (nothing begun), a connection lost while
+ * a write commits leaves its outcome unknown: a create retried with the same arguments finds its task.
+ */
 export const DATABASE_UNAVAILABLE_MESSAGE =
-  'The database is unreachable; nothing was changed by this request. Retry shortly (see /readyz)';
+  'The database is unreachable; a write this request made may or may not have been kept (a create retried with the same arguments finds its task). Retry shortly (see /readyz)';
 
 const ANSWERS: Record<StoreTrouble, { code: string; message: string }> = {
   unreachable: { code: 'RFL_DATABASE_UNAVAILABLE', message: DATABASE_UNAVAILABLE_MESSAGE },
