@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { legacyCreateTaskResult } from './legacy-wire.ts';
 import {
   isPlainObject,
@@ -9,7 +9,7 @@ import {
   servedAsLegacy,
   type LegacyDirectRequest,
 } from './legacy-request.ts';
-import { refusalOrThrow } from './start-errors.ts';
+import { legacyStartError } from './start-errors.ts';
 import { startTaskDirectly, type FinalStartError } from './start-task-directly.ts';
 import type { TaskView } from './task-store.ts';
 import type { TaskToolDefinition } from './task-tools.ts';
@@ -82,7 +82,7 @@ export async function answerLegacyTaskCall(
 /** What LegacyTasks throws for an error of `start`: the JSON-RPC error its caller is answered. */
 function protocolError(tool: string, error: unknown): ProtocolError {
   try {
-    return new ProtocolError(ProtocolErrorCode.InvalidParams, refusalOrThrow(tool, error, 'start'));
+    return legacyStartError(tool, error);
   } catch (thrown) {
     if (thrown instanceof ProtocolError) return thrown;
     throw thrown;

@@ -20,7 +20,7 @@ import {
 import { LEGACY_TASKS_CAPABILITY, legacyCreateTaskResult, legacyTask, withRelatedTask } from './legacy-wire.ts';
 import { TASKS_EXTENSION_ID } from './wire.ts';
 import { HeldRequestsLimitError, holdFor, type HeldRequests } from './held-requests.ts';
-import { refusalOrThrow } from './start-errors.ts';
+import { legacyStartError } from './start-errors.ts';
 
 /** What the 2025-11-25 task API needs beyond TaskStore: the caller's own tasks, a page at a time. */
 export interface LegacyTaskStore extends TaskStore {
@@ -172,7 +172,7 @@ export class LegacyTasks {
         task = started;
       } catch (error) {
         // A refusal is the caller's to read (this API answers it as -32602); anything else is the server's.
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, refusalOrThrow(params.name, error, 'start'));
+        throw legacyStartError(params.name, error);
       }
       const immediate = `Started task ${task.taskId} (${task.statusMessage ?? task.status}); the result follows when it completes.`;
       return legacyCreateTaskResult(task, immediate) as never;

@@ -61,11 +61,21 @@ export function refusalOrThrow(tool: string, error: unknown, doing: 'start' | 'r
   );
 }
 
+/** A refusal's text as the tool error its caller reads. */
+export function refusalResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true };
+}
+
+/** What the 2025-11-25 task call answers for an error of `start`: a refusal as -32602 (else refusalOrThrow's). */
+export function legacyStartError(tool: string, error: unknown): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, refusalOrThrow(tool, error, 'start'));
+}
+
 /** The synchronous path's answer: `run`'s result, or a refusal as a tool error (refusalOrThrow). */
 export async function answeringRun(tool: string, run: () => Promise<CallToolResult>): Promise<CallToolResult> {
   try {
     return await run();
   } catch (error) {
-    return { content: [{ type: 'text', text: refusalOrThrow(tool, error, 'run') }], isError: true };
+    return refusalResult(refusalOrThrow(tool, error, 'run'));
   }
 }

@@ -5,7 +5,7 @@ import {
   type DirectRequest,
   type ServerInfo,
 } from './direct-request.ts';
-import { refusalMessage } from './start-errors.ts';
+import { refusalMessage, refusalResult } from './start-errors.ts';
 import { startTaskDirectly, type FinalStartError } from './start-task-directly.ts';
 import type { TaskView } from './task-store.ts';
 import type { TaskToolDefinition } from './task-tools.ts';
@@ -65,8 +65,7 @@ export async function answerTaskToolCall(
     const refusal = refusalMessage(error);
     if (refusal === undefined) throw error;
     // As the SDK completes a tool's result: `resultType` after the tool's own members.
-    const result = { content: [{ type: 'text', text: refusal }], isError: true, resultType: 'complete' };
-    return sdkAnswer(result, id, serverInfo);
+    return sdkAnswer({ ...refusalResult(refusal), resultType: 'complete' }, id, serverInfo);
   }
   if (!started) return undefined;
   // An empty `content` first: a contentless tool result.

@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { invalidInputResponses } from './input-responses.ts';
-import { refusalOrThrow } from './start-errors.ts';
+import { refusalOrThrow, refusalResult } from './start-errors.ts';
 import type { TaskStore, TaskView } from './task-store.ts';
 import {
   invalidArguments,
@@ -120,10 +120,7 @@ export class TasksExtension {
         return isInputRequiredResult(started) ? started : createTaskResult(started);
       } catch (error) {
         // A refusal is the caller's to read; anything else (a driver's error, a bug) is the server's.
-        return {
-          content: [{ type: 'text', text: refusalOrThrow(request.params.name, error, 'start') }],
-          isError: true,
-        };
+        return refusalResult(refusalOrThrow(request.params.name, error, 'start'));
       }
     });
   }
