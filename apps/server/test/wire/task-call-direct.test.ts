@@ -1,7 +1,7 @@
 // A create (a task tool's tools/call) answered directly, without a per-request MCP server, must be
-// the SDK path's answer byte for byte; anything the direct path is unsure of, and every refusal,
-// still goes through the SDK. Two servers side by side: the default one, and one with the direct
-// path off (MCP_FAST_TASK_CALLS=false), each sent the same bytes. The same tests run in each
+// the SDK path's answer byte for byte; anything the direct path is unsure of, and every refusal but
+// a shutdown's, still goes through the SDK. Two servers side by side: the default one, and one with
+// the direct path off (MCP_FAST_TASK_CALLS=false), each sent the same bytes. The same tests run in each
 // protocol era (ERAS): a 2026-07-28 create declares the Tasks extension in its _meta; a 2025-11-25
 // one carries params.task, in the member order a TS SDK 1.x client writes.
 import assert from 'node:assert/strict';
@@ -251,6 +251,20 @@ for (const era of ERAS) {
       assert.deepEqual(answers[0], answers[1], `${label}: the direct path answers differently from the SDK`);
     }
     assert.equal(await callsCounted(direct, 'direct'), before, 'none was answered directly');
+  });
+
+  test(`${era.version}: a create while the engine stops gets the SDK's RFL_SHUTTING_DOWN refusal, answered once, by the direct path`, async (t) => {
+    const { direct, sdkOnly, close } = await both(era);
+    t.after(close);
+    // The engine stops (as at shutdown, before the HTTP server closes): it accepts no new tasks.
+    for (const server of [direct, sdkOnly]) await server.services.engine.stop(0);
+    const answers = [];
+    for (const server of [direct, sdkOnly]) answers.push(seen(era, await era.send(server, era.create(SEPT))));
+    assert.deepEqual(answers[0], answers[1], 'the refusal differs');
+    assert.match(answers[0].body, /RFL_SHUTTING_DOWN: The server is shutting down/);
+    // Not run again through the SDK: the direct path answered it.
+    assert.equal(await callsCounted(direct, 'direct'), 1);
+    assert.equal(await callsCounted(direct, 'sdk'), 0);
   });
 
   test(`${era.version}: a refused create (a creation limit) gets the SDK refusal, and writes nothing`, async (t) => {
