@@ -7,9 +7,8 @@ import { test } from 'node:test';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { listenForUnexpectedErrors, refusalMessage, ToolRefusal } from '../src/start-errors.ts';
-import { TASKS_EXTENSION_ID, TasksExtension } from '../src/index.ts';
-
-const REVISION = '2026-07-28';
+import { TasksExtension } from '../src/index.ts';
+import { MODERN_CALL_HEADERS, modernCallBody } from './modern-tool-call.ts';
 
 /** An error shaped as a driver's: a string code, a message of its own. */
 function coded(message: string, code: string, cause?: unknown): Error {
@@ -57,26 +56,8 @@ async function callThrowing(thrown: unknown, heard: unknown[]): Promise<{ status
   try {
     const request = new Request('http://localhost/mcp', {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': REVISION,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'throws',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'throws',
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': REVISION,
-            'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION_ID]: {} } },
-          },
-        },
-      }),
+      headers: MODERN_CALL_HEADERS,
+      body: JSON.stringify(modernCallBody),
     });
     const response = await listenForUnexpectedErrors(
       (error) => heard.push(error),

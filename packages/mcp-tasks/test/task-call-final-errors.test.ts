@@ -11,10 +11,10 @@ import { answerLegacyTaskCall } from '../src/legacy-task-call.ts';
 import { listenForUnexpectedErrors, ToolRefusal } from '../src/start-errors.ts';
 import { answerTaskToolCall } from '../src/task-call-fast-path.ts';
 import type { TaskToolDefinition } from '../src/task-tools.ts';
-import { LegacyTasks, TASKS_EXTENSION_ID, TasksExtension } from '../src/index.ts';
+import { LegacyTasks, TasksExtension } from '../src/index.ts';
+import { MODERN, MODERN_CALL_HEADERS, modernCallBody } from './modern-tool-call.ts';
 
 const SERVER_INFO = { name: 'final-errors', version: '0' };
-const MODERN = '2026-07-28';
 const LEGACY = '2025-11-25';
 
 /** An error shaped as a driver's: a string code, a message of its own. */
@@ -40,19 +40,6 @@ function throwingTool(thrown: unknown): { tool: TaskToolDefinition<Record<string
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const modernBody = {
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'tools/call',
-  params: {
-    name: 'throws',
-    arguments: {},
-    _meta: {
-      'io.modelcontextprotocol/protocolVersion': MODERN,
-      'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION_ID]: {} } },
-    },
-  },
-};
 // A TS SDK 1.x client's member order.
 const legacyBody = { method: 'tools/call', params: { name: 'throws', arguments: {}, task: {} }, jsonrpc: '2.0', id: 1 };
 
@@ -67,14 +54,11 @@ async function sdkAnswer(era: 'modern' | 'legacy', tool: TaskToolDefinition<any>
     return mcp;
   });
   try {
-    const headers =
-      era === 'modern'
-        ? { ...HEADERS, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'throws' }
-        : { ...HEADERS, 'mcp-protocol-version': LEGACY };
+    const headers = era === 'modern' ? MODERN_CALL_HEADERS : { ...HEADERS, 'mcp-protocol-version': LEGACY };
     const request = new Request('http://localhost/mcp', {
       method: 'POST',
       headers,
-      body: JSON.stringify(era === 'modern' ? modernBody : legacyBody),
+      body: JSON.stringify(era === 'modern' ? modernCallBody : legacyBody),
     });
     // The SSE body is written after fetch resolves: read it while the listener is installed.
     return await listenForUnexpectedErrors(
@@ -91,7 +75,7 @@ const caller = { principal: 'alice', signal: new AbortController().signal };
 function modernDirect(tool: TaskToolDefinition<any>, isFinal?: (error: unknown) => boolean) {
   return answerTaskToolCall(
     {
-      body: modernBody,
+      body: modernCallBody,
       headers: {
         contentType: HEADERS['content-type'],
         accept: HEADERS.accept,

@@ -159,14 +159,20 @@ test('a node that hears from its heartbeat it was declared dead stops its attemp
   assert.deepEqual((await settled(nodeA, task.id))?.attempt, 2);
 });
 
-test('a node that hears it was declared dead stops only the attempts it claimed before: one it claimed since runs on', async () => {
-  const path = engines.freshPath();
+/** A gated job (`a`) whose attempts' abort signals are kept in `signals`, in the order they started. */
+function gatedWatched() {
   const a = gated('job');
   const signals: AbortSignal[] = [];
   const job: TaskHandler = {
     kind: 'job',
     run: (input, ctx) => (signals.push(ctx.signal), a.handler.run(input, ctx)),
   };
+  return { a, signals, job };
+}
+
+test('a node that hears it was declared dead stops only the attempts the reap released: one it claimed since runs on', async () => {
+  const path = engines.freshPath();
+  const { a, signals, job } = gatedWatched();
   const leaseMs = 2_000;
   const { store, pool } = await engines.open(path, [], { concurrency: 0 });
   // A's store, its heartbeats held at the test's word: the order a busy machine can make, where A's
@@ -234,12 +240,7 @@ test('a node that hears it was declared dead stops only the attempts it claimed 
 
 test('a node that hears from its heartbeat it was declared dead stops the attempt the reap released at once, not at its own next lease renewal', async () => {
   const path = engines.freshPath();
-  const a = gated('job');
-  const signals: AbortSignal[] = [];
-  const job: TaskHandler = {
-    kind: 'job',
-    run: (input, ctx) => (signals.push(ctx.signal), a.handler.run(input, ctx)),
-  };
+  const { a, signals, job } = gatedWatched();
   // The attempt renews its lease every 20 s (a third of the lease), the node beats at every sweep
   // (100 ms): within the test only the heartbeat can tell the attempt of the reap.
   const { engine: nodeA } = await engines.open(path, [job], { leaseMs: 60_000, sweepIntervalMs: 100 });
