@@ -251,6 +251,11 @@ export interface Store extends StoreQueries {
    * many waits for a connection ended with it exhausted (PoolExhaustedError).
    */
   readonly poolStats?: { size: number; total: number; idle: number; waiting: number; exhausted: number };
+  /**
+   * PostgreSQL only: the statements this node's batched polls (`tasks.poll`) sent, and the polls they
+   * answered; reads over statements is the mean batch.
+   */
+  readonly pollBatches?: { statements: number; reads: number };
   /** Runs `fn` in one write transaction: all its writes commit together, or none. */
   transaction<T>(fn: (tx: StoreQueries) => Promise<T>): Promise<T>;
   nodes: NodeStore;

@@ -98,6 +98,24 @@ export function watchServices(
         this.inc(pool().exhausted);
       },
     });
+    new Counter({
+      name: 'reflow_task_poll_statements_total',
+      help: 'Statements the batched task polls of this node sent (PostgreSQL): polls over statements is the mean batch',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(services.store.pollBatches?.statements ?? 0);
+      },
+    });
+    new Counter({
+      name: 'reflow_task_polls_batched_total',
+      help: 'Task polls (tasks/get) of this node answered by batched statements (PostgreSQL)',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(services.store.pollBatches?.reads ?? 0);
+      },
+    });
     new Gauge({
       name: 'reflow_db_pool_connections',
       help: "This node's database connections by state (size: the configured maximum; waiting: requests queued for one)",

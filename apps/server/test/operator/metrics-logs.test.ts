@@ -4,8 +4,8 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import pino from 'pino';
 import { loadConfig, startServer } from '../../src/index.ts';
-import { startTestServer } from '../helpers/test-server.ts';
-import { freshTestDatabase } from '../../../../scripts/test-store.mjs';
+import { rpc, startTestServer } from '../helpers/test-server.ts';
+import { freshTestDatabase, onPostgres } from '../../../../scripts/test-store.mjs';
 import { runDemoReflow, startReflow } from '../helpers/operator-helper.ts';
 
 const sample = (text: string, name: string) => {
@@ -47,6 +47,28 @@ test('queued tasks show as queue depth; an accept-only process reports its pool 
   // One at a time: each create its own group commit.
   assert.equal(sample(text, 'reflow_task_creates_committed_total'), 2);
   assert.equal(sample(text, 'reflow_task_create_commits_total'), 2);
+});
+
+test('polls are counted with the statements that answered them (PostgreSQL, which batches them); SQLite has no such counters', async (t) => {
+  const server = await startTestServer({ WORKERS: '0' });
+  t.after(() => server.close());
+  const taskId = await startReflow(server.mcpUrl);
+  const counted = async () => {
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    return {
+      statements: sample(text, 'reflow_task_poll_statements_total'),
+      polls: sample(text, 'reflow_task_polls_batched_total'),
+    };
+  };
+  const before = await counted();
+  const polled = await Promise.all(Array.from({ length: 20 }, () => rpc(server.mcpUrl, 'tasks/get', { taskId })));
+  for (const { body } of polled) assert.equal(body.result?.taskId, taskId);
+  const after = await counted();
+  if (!onPostgres()) return assert.deepEqual(after, { statements: undefined, polls: undefined });
+  const polls = after.polls! - before.polls!;
+  const statements = after.statements! - before.statements!;
+  assert.ok(polls >= 20, `the 20 polls were counted (${polls})`);
+  assert.ok(statements >= 1 && statements <= polls, `${statements} statements for ${polls} polls`);
 });
 
 test('JSON log lines about a task carry its id, and request lines the request id', async (t) => {
