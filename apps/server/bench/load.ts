@@ -32,6 +32,8 @@ export interface LoadFigures {
   meanBatch?: number;
   /** The share of the machine's cores busy over the run (every process), 0–1. */
   cpuBusy?: number;
+  /** Polls per statement of the nodes' batched reads over the run, where their /metrics has them (PostgreSQL). */
+  pollsPerStatement?: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {

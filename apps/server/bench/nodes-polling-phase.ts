@@ -13,6 +13,24 @@ import { createReflowTask } from './task-waits.ts';
 /** The load run before the measured one, on the same nodes. */
 const WARM_UP_SECONDS = 2;
 
+/** The batched polls' counters of every node, summed, as their /metrics report them (PostgreSQL). */
+async function pollCounters(servers: BenchServer[]): Promise<{ statements: number; polls: number }> {
+  const sum = { statements: 0, polls: 0 };
+  for (const server of servers) {
+    const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    const value = (name: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${name} `))
+          ?.split(' ')[1] ?? 0,
+      );
+    sum.statements += value('reflow_task_poll_statements_total');
+    sum.polls += value('reflow_task_polls_batched_total');
+  }
+  return sum;
+}
+
 /**
  * Accept-only nodes (WORKERS=0), so the polled tasks stay `working` and no solver thread shares the
  * cores with the path measured. Two nodes need a database both reach: PostgreSQL.
@@ -47,7 +65,11 @@ export async function measureNodesPolling(
       });
     // Unmeasured first: each node's JIT has compiled the poll's path, and its connections are open.
     await load(WARM_UP_SECONDS);
-    return await load(options.seconds);
+    const before = await pollCounters(servers);
+    const figures = await load(options.seconds);
+    const after = await pollCounters(servers);
+    const statements = after.statements - before.statements;
+    return statements > 0 ? { ...figures, pollsPerStatement: (after.polls - before.polls) / statements } : figures;
   } finally {
     for (const server of servers) await server.stop();
   }

@@ -57,6 +57,11 @@ const load = (label: string, f: LoadFigures, ...extra: string[]) => [
 ];
 const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
 const busy = (share: number | undefined) => (share === undefined ? '' : `${Math.round(100 * share)} %`);
+/** The machine's CPU time (every process, all cores) per request answered, in µs. */
+const cpuPerRequest = (f: LoadFigures) =>
+  f.cpuBusy === undefined || f.perSecond <= 0
+    ? ''
+    : Math.round((f.cpuBusy * cpus().length * 1e6) / f.perSecond).toString();
 /**
  * What any number of nodes could reach on this machine, at one node's CPU per request: all the cores
  * over the share one node's run kept busy (every process counted).
@@ -171,11 +176,30 @@ export async function compareStores(
       }
       const base = rows[0];
       const table = new Table({
-        head: ['', 'req/s', 'p50 ms', 'p99 ms', 'failed', `vs ${base.label}`, 'machine CPU busy'],
+        head: [
+          '',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'failed',
+          `vs ${base.label}`,
+          'machine CPU busy',
+          'CPU µs per request',
+          'polls per statement',
+        ],
         style,
       });
       for (const r of rows)
-        table.push(load(r.label, r.figures, pct(r.figures.perSecond, base.figures.perSecond), busy(r.figures.cpuBusy)));
+        table.push(
+          load(
+            r.label,
+            r.figures,
+            pct(r.figures.perSecond, base.figures.perSecond),
+            busy(r.figures.cpuBusy),
+            cpuPerRequest(r.figures),
+            r.figures.pollsPerStatement === undefined ? '' : r.figures.pollsPerStatement.toFixed(1),
+          ),
+        );
       console.log(
         `\ntasks/get, ${options.pollers} concurrent pollers on ${options.pollers} queued tasks (accept-only nodes, WORKERS=0); every node, PostgreSQL and the load tool share this machine's cores\n${table.toString()}`,
       );
