@@ -16,7 +16,7 @@ MODERN=2026-07-28
 LEGACY=2025-11-25
 EXT=extension # extension scenarios are off the spec timeline: run without --spec-version
 # "scenario spec-version": every tasks-* scenario, the 2026-07-28 transport and tool scenarios, and
-# the 2025-era ones this server also serves. Reasons for anything left out are in the README.
+# the 2025-era ones this server also serves. Reasons for anything left out are in docs/protocol.md ("Conformance").
 SCENARIOS=(
   "tasks-lifecycle $EXT"
   "tasks-capability-negotiation $EXT"
@@ -37,7 +37,7 @@ SCENARIOS=(
   "server-initialize $LEGACY"
   "tools-call-with-progress $LEGACY"
 )
-# Scenarios the suite itself skips without running a check (see README, "Conformance"): reported as
+# Scenarios the suite itself skips without running a check (see docs/protocol.md, "Conformance"): reported as
 # such, and they fail the run only if they ever do run checks and one fails.
 SUITE_SKIPS=" tasks-status-notifications "
 if [ $# -gt 0 ]; then
