@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderSiteJson, type SiteFile } from '@reflow/seed';
 import { startServerProcess, type ServerProcess } from '../harness/server-process.ts';
+import { ensureDebianPackage } from '../../../scripts/debian-packages.mjs';
 
 export interface BenchServer {
   process: ServerProcess;
@@ -22,12 +23,15 @@ export interface BenchServerOptions {
   env?: Record<string, string>;
   /** Start on the files a previous server left (`stop({ keepFiles: true })`) instead of fresh ones. */
   dir?: string;
+  /** Pin the server process (every thread of it) to this core, with taskset: a node with a core of its own. */
+  core?: number;
 }
 
 export async function startBenchServer(site: SiteFile, options: BenchServerOptions): Promise<BenchServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'reflow-bench-'));
   const seedFile = join(dir, 'site.json');
   if (!options.dir) writeFileSync(seedFile, renderSiteJson(site));
+  if (options.core !== undefined) ensureDebianPackage('util-linux', 'the bench pins nodes to cores', 'taskset');
   const postgres = options.database.startsWith('postgres://');
   const databasePath = options.database === 'file' ? join(dir, 'reflow.db') : ':memory:';
   const server = await startServerProcess(
@@ -40,6 +44,7 @@ export async function startBenchServer(site: SiteFile, options: BenchServerOptio
       ...options.env,
     },
     true,
+    options.core === undefined ? [] : ['taskset', '--cpu-list', String(options.core)],
   );
   return {
     process: server,

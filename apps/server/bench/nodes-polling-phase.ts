@@ -2,6 +2,7 @@
 // pollers cycling through the same queued tasks, spread over the nodes (wrk's thread i sends to the
 // i-th node), as a load balancer without sticky sessions would. wrk, not autocannon: its own CPU
 // would otherwise take the core a second node needs (wrk-load.ts).
+import { cpus } from 'node:os';
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer, type BenchDatabase, type BenchServer } from './bench-server.ts';
 import type { LoadFigures } from './load.ts';
@@ -33,7 +34,8 @@ async function pollCounters(servers: BenchServer[]): Promise<{ statements: numbe
 
 /**
  * Accept-only nodes (WORKERS=0), so the polled tasks stay `working` and no solver thread shares the
- * cores with the path measured. Two nodes need a database both reach: PostgreSQL.
+ * cores with the path measured, each pinned to a core of its own. Two nodes need a database both
+ * reach: PostgreSQL.
  */
 export async function measureNodesPolling(
   scenario: Scenario,
@@ -44,9 +46,11 @@ export async function measureNodesPolling(
   if (nodes === 2 && !database.startsWith('postgres://')) throw new Error('two nodes share only a PostgreSQL database');
   const servers: BenchServer[] = [];
   try {
-    // The first node seeds the database; the second finds it seeded.
-    servers.push(await startBenchServer(scenario.site, { database, env: { WORKERS: '0' } }));
-    if (nodes === 2) servers.push(await startBenchServer(scenario.site, { database, env: { WORKERS: '0' } }));
+    // The first node seeds the database; the second finds it seeded. Node i runs on core i only (its
+    // event loop and its helper threads), as a node given one core of its own would; PostgreSQL and
+    // wrk run wherever the scheduler puts them.
+    for (let i = 0; i < nodes; i++)
+      servers.push(await startBenchServer(scenario.site, { database, env: { WORKERS: '0' }, core: i % cpus().length }));
     const next = reflowStream(scenario);
     const taskIds: string[] = [];
     // Created through every node in turn: any node answers for any task.

@@ -110,6 +110,10 @@ export async function runWrk(options: WrkOptions): Promise<LoadFigures> {
       ]);
       let out = '';
       let err = '';
+      // wrk ends on its own after the run; one that has not 30 s later is killed, failing the run
+      // (naming itself) instead of hanging the bench.
+      const limit = setTimeout(() => child.kill('SIGKILL'), (options.durationSeconds + 30) * 1000);
+      child.on('close', () => clearTimeout(limit));
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (err += d));
       child.on('error', reject);
