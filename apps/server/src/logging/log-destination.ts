@@ -19,19 +19,20 @@ export interface BufferedDestination extends pino.DestinationStream {
 
 export function bufferedStdout(fd = 1): BufferedDestination {
   const out = pino.destination({ dest: fd, minLength: CHUNK_BYTES, sync: false });
-  let buffered = false;
+  // Bytes handed to sonic-boom and not yet written. Its flush does nothing while a write is in
+  // flight, and what that write leaves below a chunk then waits for the next line: so the timer
+  // flushes for as long as anything is left, not once per line written.
+  let pending = 0;
+  out.on('write', (n: number) => (pending -= n));
   setInterval(() => {
-    if (!buffered) return;
-    buffered = false;
-    out.flush();
+    if (pending > 0) out.flush();
   }, FLUSH_EVERY_MS).unref();
   return {
     write(line: string) {
       out.write(line);
-      buffered = true;
+      pending += Buffer.byteLength(line);
     },
     flush(done) {
-      buffered = false;
       out.flush(done);
     },
   };
