@@ -41,16 +41,22 @@ export async function measureNodesPolling(
   scenario: Scenario,
   database: BenchDatabase,
   nodes: 1 | 2,
-  options: { connections: number; seconds: number },
+  options: { connections: number; seconds: number; pinned?: boolean },
 ): Promise<LoadFigures> {
   if (nodes === 2 && !database.startsWith('postgres://')) throw new Error('two nodes share only a PostgreSQL database');
   const servers: BenchServer[] = [];
   try {
     // The first node seeds the database; the second finds it seeded. Node i runs on core i only (its
     // event loop and its helper threads), as a node given one core of its own would; PostgreSQL and
-    // wrk run wherever the scheduler puts them.
+    // wrk run wherever the scheduler puts them. `pinned: false`, for reference: the node anywhere.
     for (let i = 0; i < nodes; i++)
-      servers.push(await startBenchServer(scenario.site, { database, env: { WORKERS: '0' }, core: i % cpus().length }));
+      servers.push(
+        await startBenchServer(scenario.site, {
+          database,
+          env: { WORKERS: '0' },
+          core: options.pinned === false ? undefined : i % cpus().length,
+        }),
+      );
     const next = reflowStream(scenario);
     const taskIds: string[] = [];
     // Created through every node in turn: any node answers for any task.

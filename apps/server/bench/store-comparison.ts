@@ -186,6 +186,13 @@ export async function compareStores(
         ({ one, two } = medianPair(pairs));
         rows.push({ label: 'PostgreSQL, one node (the median pair)', figures: one });
         rows.push({ label: 'PostgreSQL, two nodes (pollers split between them)', figures: two });
+        // What pinning costs one node: unpinned, its helper threads (GC) may use the other core too.
+        process.stderr.write(`tasks/get: PostgreSQL, one node not pinned, for reference…\n`);
+        const unpinned = await measureNodesPolling(scenario, await fresh(), 1, { ...connections, pinned: false });
+        rows.push({ label: 'PostgreSQL, one node not pinned (reference)', figures: unpinned });
+        notes.push(
+          `tasks/get: one PostgreSQL node not pinned to a core ${pct(unpinned.perSecond, one.perSecond)} of one pinned; two pinned nodes ${pct(two.perSecond, unpinned.perSecond)} of it`,
+        );
         process.stderr.write(`tasks/get: node-postgres alone, ${options.pollers} clients × ${options.seconds} s…\n`);
         rows.push({
           label: 'node-postgres alone: one SELECT by key',
