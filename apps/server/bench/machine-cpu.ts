@@ -14,9 +14,9 @@ export function machineCpu(): () => number {
 }
 
 /**
- * The machine's CPU time, idle and in all. On Linux from /proc/stat, every field: os.cpus() leaves
- * out softirq (the loopback's packet work, 6–10 % of these cores during a tasks/get run), steal and
- * iowait, which made the cores look idler than they were.
+ * The machine's CPU time, idle and in all. On Linux from /proc/stat, every field (proc(5)):
+ * os.cpus() leaves out softirq (the loopback's packet work, 6–10 % of these cores during a tasks/get
+ * run) and steal, which made the cores look idler than they were; iowait counts as idle.
  */
 function totals(): { idle: number; total: number } {
   const line = procStatCpuLine();

@@ -2,11 +2,11 @@
 // pollers cycling through the same queued tasks, spread over the nodes (wrk's thread i sends to the
 // i-th node), as a load balancer without sticky sessions would. wrk, not autocannon: its own CPU
 // would otherwise take the core a second node needs (wrk-load.ts).
-import { cpus } from 'node:os';
 import type { Scenario } from '@reflow/seed';
 import { startBenchServer, type BenchDatabase, type BenchServer } from './bench-server.ts';
 import type { LoadFigures } from './load.ts';
 import { runWrk } from './wrk-load.ts';
+import { allowedCores } from './allowed-cores.ts';
 import { mcpBody, mcpHeaders } from '../harness/mcp-wire.ts';
 import { reflowStream } from './reflow-requests.ts';
 import { createReflowTask } from './task-waits.ts';
@@ -45,6 +45,7 @@ export async function measureNodesPolling(
 ): Promise<LoadFigures> {
   if (nodes === 2 && !database.startsWith('postgres://')) throw new Error('two nodes share only a PostgreSQL database');
   const servers: BenchServer[] = [];
+  const cores = allowedCores();
   try {
     // The first node seeds the database; the second finds it seeded. Node i runs on core i only (its
     // event loop and its helper threads), as a node given one core of its own would; PostgreSQL and
@@ -54,7 +55,7 @@ export async function measureNodesPolling(
         await startBenchServer(scenario.site, {
           database,
           env: { WORKERS: '0' },
-          core: options.pinned === false ? undefined : i % cpus().length,
+          core: options.pinned === false ? undefined : cores[i % cores.length],
         }),
       );
     const next = reflowStream(scenario);

@@ -1,7 +1,7 @@
 // One load run with wrk (Debian's `wrk`, written in C), reduced to the same figures as load.ts.
 // Used where the load tool's own CPU would decide the figure: the bench, every node and PostgreSQL
 // share this machine's two cores, and autocannon (JavaScript) took about a third of a core to load
-// one node, which left two nodes no core to grow into. wrk loads the same node for a few percent.
+// one node, which left two nodes no core to grow into. wrk loads it for about a quarter of a core.
 // Non-2xx answers, socket errors and bodies without `accept` count as failures, not speed.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -112,12 +112,24 @@ export async function runWrk(options: WrkOptions): Promise<LoadFigures> {
       let err = '';
       // wrk ends on its own after the run; one that has not 30 s later is killed, failing the run
       // (naming itself) instead of hanging the bench.
-      const limit = setTimeout(() => child.kill('SIGKILL'), (options.durationSeconds + 30) * 1000);
+      let killed = false;
+      const limit = setTimeout(
+        () => {
+          killed = true;
+          child.kill('SIGKILL');
+        },
+        (options.durationSeconds + 30) * 1000,
+      );
       child.on('close', () => clearTimeout(limit));
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (err += d));
       child.on('error', reject);
-      child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`wrk exited ${code}: ${err}${out}`))));
+      child.on('close', (code, signal) => {
+        if (code === 0) resolve(out);
+        else if (killed)
+          reject(new Error(`wrk killed: still running 30 s after its ${options.durationSeconds} s run: ${err}${out}`));
+        else reject(new Error(`wrk exited ${code ?? signal}: ${err}${out}`));
+      });
     });
     const busy = cpuBusy();
     const line = /WRK_FIGURES (\{.*\})/.exec(output);
