@@ -40,15 +40,9 @@ interface NodePair {
   two: LoadFigures;
 }
 
-/** The run of median speed (the middle one of an odd number). */
-function medianRun(runs: LoadFigures[]): LoadFigures {
-  return [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor((runs.length - 1) / 2)];
-}
-
-/** The pair whose two-node / one-node ratio is the median (pairs measured in turn, so drift hits both). */
-function medianPair(pairs: NodePair[]): NodePair {
-  const sorted = [...pairs].sort((a, b) => a.two.perSecond / a.one.perSecond - b.two.perSecond / b.one.perSecond);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
+/** The item whose `value` is the median (the middle one of an odd number; the lower middle of an even). */
+function medianBy<T>(items: T[], value: (item: T) => number): T {
+  return [...items].sort((a, b) => value(a) - value(b))[Math.floor((items.length - 1) / 2)];
 }
 
 export interface StoreComparisonOptions {
@@ -190,8 +184,12 @@ export async function compareStores(
           const pairOne = await measureNodesPolling(scenario, await fresh(), 1, connections);
           pairs.push({ one: pairOne, two: await measureNodesPolling(scenario, await fresh(), 2, connections) });
         }
-        ({ one, two } = medianPair(pairs));
-        oneMedian = medianRun(pairs.map((p) => p.one));
+        // The pair whose two-node / one-node ratio is the median (pairs measured in turn, so drift hits both).
+        ({ one, two } = medianBy(pairs, (p) => p.two.perSecond / p.one.perSecond));
+        oneMedian = medianBy(
+          pairs.map((p) => p.one),
+          (run) => run.perSecond,
+        );
         rows.push({ label: 'PostgreSQL, one node (the median pair)', figures: one });
         rows.push({ label: 'PostgreSQL, two nodes (pollers split between them)', figures: two });
         // What pinning costs one node: unpinned, its helper threads (GC) may use the other core too.

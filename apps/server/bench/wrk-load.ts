@@ -120,11 +120,11 @@ export async function runWrk(options: WrkOptions): Promise<LoadFigures> {
         },
         (options.durationSeconds + 30) * 1000,
       );
-      child.on('close', () => clearTimeout(limit));
       child.stdout.on('data', (d) => (out += d));
       child.stderr.on('data', (d) => (err += d));
       child.on('error', reject);
       child.on('close', (code, signal) => {
+        clearTimeout(limit);
         if (code === 0) resolve(out);
         else if (killed)
           reject(new Error(`wrk killed: still running 30 s after its ${options.durationSeconds} s run: ${err}${out}`));
