@@ -87,22 +87,25 @@ export class LegacyStatusPushTransport implements Transport {
       throttle.stop();
       this.#followed.delete(taskId);
     };
+    // Whether the watch told a change yet: what it then opened with is old news.
+    let told = false;
     this.#o.store
       .watch(taskId, this.#o.principal, (task) => {
+        told = true;
         // Expired (undefined): nothing more to show.
         if (!task) return forget();
         throttle.offer(task);
         if (isTerminalTask(task)) forget();
       })
       .then(
-        async (stop) => {
-          if (!stop || this.#closed || !this.#followed.has(taskId)) return stop?.();
-          entry.stop = stop;
+        (followed) => {
+          if (!followed || this.#closed || !this.#followed.has(taskId)) return followed?.stop();
+          entry.stop = followed.stop;
           // A change between the create's answer and the watch's first read is not news to the
-          // watch: what the task shows now goes out unless the create already said it.
-          const now = await this.#o.store.get(taskId, this.#o.principal);
-          if (!now || !this.#followed.has(taskId)) return;
-          if (now.status !== created.status || now.statusMessage !== created.statusMessage) throttle.offer(now);
+          // watch: what the task shows then goes out unless the create already said it.
+          const now = followed.task;
+          if (!told && (now.status !== created.status || now.statusMessage !== created.statusMessage))
+            throttle.offer(now);
           if (isTerminalTask(now)) forget();
         },
         () => forget(),

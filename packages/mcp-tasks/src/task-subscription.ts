@@ -15,16 +15,17 @@ export const isTerminalTask = (task: TaskView) => isTerminalStatus(task.status);
 /** What serving a listen needs from the task store: follow one task the principal can see. */
 export interface TaskFollower {
   /**
-   * Calls `onChange` with the task each time its status, statusMessage or pending input changes,
-   * the last time when it ends (undefined: it expired). Resolves with the stop function, or undefined
-   * (and follows nothing) when the principal cannot see such a task.
+   * Resolves with the task as it stands and the stop function, or undefined (and follows nothing)
+   * when the principal cannot see such a task. Then calls `onChange` with the task each time its
+   * status, statusMessage or pending input changes from what it last showed, in the order read (the
+   * first change after the task resolved with), the last time when it ends (undefined: it expired).
+   * A change may be told before the watch resolves.
    */
   watch(
     taskId: string,
     principal: string,
     onChange: (task: TaskView | undefined) => void,
-  ): Promise<(() => void) | undefined>;
-  get(taskId: string, principal: string): TaskView | undefined | Promise<TaskView | undefined>;
+  ): Promise<{ task: TaskView; stop: () => void } | undefined>;
 }
 
 /** Where a subscription's messages go (JSON-RPC objects without `jsonrpc`), and how its carrier ends. */
@@ -85,9 +86,9 @@ export class TaskSubscription {
   #sink?: SubscriptionSink;
   #ended = false;
   #started = false;
-  // Reads are numbered so the freshest of a task's reads is what the subscription opens with.
-  #reads = 0;
-  readonly #latest = new Map<string, { task: TaskView; read: number }>();
+  // Where each task stands before the subscription starts: what its watch opened with, or a change
+  // told since (always the fresher).
+  readonly #latest = new Map<string, TaskView>();
   // Once none of the followed tasks is left to change (ended or gone) and one of them is gone
   // (expired), the subscription ends, so no client waits on nothing: checked whichever way the last
   // one leaves, by ending or by going.
@@ -111,26 +112,20 @@ export class TaskSubscription {
   }
 
   /**
-   * Follows each requested task the principal can see, then reads where each stands. Each task is
-   * followed before its state is read, so no change falls between the two; a task the principal
-   * cannot see (another's, unknown, expired) is left out of the acknowledgement.
+   * Follows each requested task the principal can see, opening with where its watch found it; a
+   * task the principal cannot see (another's, unknown, expired) is left out of the acknowledgement.
    */
   async follow(requested: readonly string[], principal: string, store: TaskFollower): Promise<void> {
     for (const taskId of requested) {
-      const stop = await store.watch(taskId, principal, (task) => this.#changed(taskId, task));
-      if (!stop) continue;
-      if (this.#ended) return stop();
-      this.#stops.push(stop);
+      const followed = await store.watch(taskId, principal, (task) => this.#changed(taskId, task));
+      if (!followed) continue;
+      if (this.#ended) return followed.stop();
+      this.#stops.push(followed.stop);
       this.#honoured.push(taskId);
-      this.#live.add(taskId);
-    }
-    for (const taskId of this.#honoured) {
-      // Numbered when asked: a change heard while this read is under way is the fresher one.
-      const read = ++this.#reads;
-      const task = await store.get(taskId, principal);
-      if (!task) this.#gone.add(taskId);
-      if (!task || isTerminalTask(task)) this.#live.delete(taskId);
-      this.#keep(task, read);
+      // A change told while the watch resolved is fresher than what it opened with.
+      if (!this.#gone.has(taskId) && !this.#latest.has(taskId)) this.#latest.set(taskId, followed.task);
+      const now = this.#latest.get(taskId);
+      if (now && !isTerminalTask(now)) this.#live.add(taskId);
     }
   }
 
@@ -147,7 +142,7 @@ export class TaskSubscription {
     if (this.#honoured.length === 0) return this.end(true);
     for (const taskId of this.#honoured) {
       const seen = this.#latest.get(taskId);
-      if (seen) this.#notify(seen.task);
+      if (seen) this.#notify(seen);
     }
     this.#started = true;
     if (stopping || this.#nothingLeft()) this.end(true);
@@ -182,7 +177,7 @@ export class TaskSubscription {
     } else {
       if (isTerminalTask(task)) this.#live.delete(taskId);
       if (this.#started) this.#notify(task);
-      else this.#keep(task);
+      else this.#latest.set(taskId, task);
     }
     // Whichever way the last followed task leaves (ending after another went, or going after the
     // others ended), the stream ends after its last notification.
@@ -192,11 +187,6 @@ export class TaskSubscription {
   /** Every followed task has ended or gone, and one of them is gone. */
   #nothingLeft(): boolean {
     return this.#live.size === 0 && this.#gone.size > 0;
-  }
-
-  #keep(task: TaskView | undefined, read = ++this.#reads): void {
-    if (task && !this.#gone.has(task.taskId) && (this.#latest.get(task.taskId)?.read ?? -1) < read)
-      this.#latest.set(task.taskId, { task, read });
   }
 
   #notify(task: TaskView): void {

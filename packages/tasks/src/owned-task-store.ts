@@ -47,26 +47,27 @@ export class OwnedTaskStore {
   }
 
   /**
-   * Follows a task the principal can see: `onChange` gets the task as get() shows it whenever its
-   * status, statusMessage or pending input changes, the last time when it ends (or expires:
-   * undefined). Undefined, and nothing is followed, when no such task is visible. Writes of other
-   * processes sharing the database are caught by a re-read every `recheckMs`.
+   * Follows a task the principal can see: resolves with the task as get() shows it now and the stop,
+   * then `onChange` gets the task each time its status, statusMessage or pending input changes, the
+   * last time when it ends (or expires: undefined). Undefined, and nothing is followed, when no such
+   * task is visible. Writes of other processes sharing the database are caught by a re-read every
+   * `recheckMs`.
    */
   async watch(
     taskId: string,
     owner: string,
     onChange: (task: OwnedTaskView | undefined) => void,
     recheckMs = 1_000,
-  ): Promise<(() => void) | undefined> {
-    const first = await this.get(taskId, owner);
-    if (!first) return undefined;
-    let last = seenAs(first);
+  ): Promise<{ task: OwnedTaskView; stop: () => void } | undefined> {
+    let last: string | undefined;
     let stopped = false;
-    // Reads one after the other, so changes are told in the order they were read.
-    let reads = Promise.resolve();
+    // Heard before the first read, so no write falls between the two; the reads go one after the
+    // other, the first one first, so each change is told once, after what the watch opened with.
+    let reads: Promise<unknown> = Promise.resolve();
     const check = () => {
       reads = reads
         .then(async () => {
+          if (stopped) return;
           const task = await this.get(taskId, owner);
           const seen = task ? seenAs(task) : 'gone';
           if (stopped || seen === last) return;
@@ -77,15 +78,28 @@ export class OwnedTaskStore {
         .catch(() => undefined); // a failed read is retried by the next change or recheck
     };
     const unsubscribe = this.engine.watch(taskId, check);
-    const timer = setInterval(check, recheckMs);
-    timer.unref();
+    let timer: NodeJS.Timeout | undefined;
     const stop = () => {
       stopped = true;
       unsubscribe();
       clearInterval(timer);
     };
-    if (isTerminal(first.status)) stop();
-    return stop;
+    const first = this.get(taskId, owner);
+    reads = first.then(
+      (task) => void (last = task ? seenAs(task) : 'gone'),
+      () => undefined,
+    );
+    const task = await first.catch((error: unknown) => {
+      stop();
+      throw error;
+    });
+    if (!task || isTerminal(task.status)) {
+      stop();
+      return task && { task, stop };
+    }
+    timer = setInterval(check, recheckMs);
+    timer.unref();
+    return { task, stop };
   }
 
   #visibleTo(row: TaskPollRow, principal: string): boolean {

@@ -331,15 +331,15 @@ test('a task gone after the listen read it but before the stream opened still le
     await rpc(short.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: dayOf('2026-09-07', '2026-09-08') })
   ).body.result.taskId as string;
 
-  // Forces the order: the listen's read of B (after it followed both and read A working) is held
-  // until the listen has heard A gone.
+  // Forces the order: the listen's read of B (its watch's first, after A's watch opened with A
+  // working) is held until the listen has heard A gone.
   const engine = long.services.engine;
   const peek = engine.peek.bind(engine);
   let readsOfB = 0;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   engine.peek = async (id) => {
-    if (id === b && ++readsOfB === 2) await held;
+    if (id === b && ++readsOfB === 1) await held;
     return peek(id);
   };
   const aGone = firstGoneRead(long, a, SHORT_TTL_MS + 10_000);
