@@ -67,7 +67,6 @@ export class OwnedTaskStore {
     const check = () => {
       reads = reads
         .then(async () => {
-          if (stopped) return;
           const task = await this.get(taskId, owner);
           const seen = task ? seenAs(task) : 'gone';
           if (stopped || seen === last) return;
