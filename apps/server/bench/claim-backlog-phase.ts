@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openPostgresStore, openSqliteStore, type Store } from '@reflow/db';
+import { percentile } from './percentile.ts';
 
 export interface BacklogFigures {
   claims: number;
@@ -40,10 +41,6 @@ function fillStatements(backlog: Backlog, now: number, series: (n: number) => st
         ]
       : []),
   ];
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
 async function timeClaims(store: Store, options: { claims: number; seconds: number }): Promise<BacklogFigures> {

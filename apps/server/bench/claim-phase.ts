@@ -8,6 +8,7 @@ import type { Scenario } from '@reflow/seed';
 import { startBenchServer, type BenchDatabase, type BenchServer } from './bench-server.ts';
 import { reflowStream } from './reflow-requests.ts';
 import { createReflowTask, waitTerminal } from './task-waits.ts';
+import { percentile } from './percentile.ts';
 
 export interface ClaimFigures {
   samples: number;
@@ -17,11 +18,6 @@ export interface ClaimFigures {
   fromRow: { p50Ms: number; p99Ms: number; maxMs: number };
   /** Claims made by the claimant node's process (its instance id ends in its pid): all of them. */
   byClaimant: number;
-}
-
-/** The nearest-rank percentile of sorted values. */
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 function summary(values: number[]) {

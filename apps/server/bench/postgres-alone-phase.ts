@@ -6,6 +6,7 @@
 import pg from 'pg';
 import { machineCpu } from './machine-cpu.ts';
 import type { LoadFigures } from './load.ts';
+import { percentile } from './percentile.ts';
 
 export type AloneShape = 'insert' | 'create-like' | 'select';
 
@@ -13,10 +14,6 @@ const SCHEMA = `
   create table t (id text primary key, owner text not null, input json not null, status text not null,
                   created_at bigint not null, expires_at bigint not null);
   create table e (id bigserial primary key, task_id text not null, at bigint not null, kind text not null);`;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
-}
 
 export async function measurePostgresAlone(
   databaseUrl: string,
