@@ -111,7 +111,13 @@ export class TaskListenRouter {
       signal.removeEventListener('abort', onAbort);
       this.#open.delete(teardown);
     };
-    await subscription.follow(requested, principal, store);
+    try {
+      await subscription.follow(requested, principal, store);
+    } catch (error) {
+      // A read failed part way: the tasks already followed stop being watched.
+      subscription.end(false);
+      throw error;
+    }
 
     const body = new ReadableStream<Uint8Array>({
       start: (c) => {

@@ -90,7 +90,7 @@ export class TaskSubscription {
   // told since (always the fresher).
   readonly #latest = new Map<string, TaskView>();
   // Once none of the followed tasks is left to change (ended or gone) and one of them is gone
-  // (expired), the subscription ends, so no client waits on nothing: checked whichever way the last
+  // (expired before it ended: an ended task is no longer watched), the subscription ends, so no client waits on nothing: checked whichever way the last
   // one leaves, by ending or by going.
   readonly #live = new Set<string>();
   readonly #gone = new Set<string>();

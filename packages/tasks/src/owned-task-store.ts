@@ -77,7 +77,9 @@ export class OwnedTaskStore {
         .catch(() => undefined); // a failed read is retried by the next change or recheck
     };
     const unsubscribe = this.engine.watch(taskId, check);
-    let timer: NodeJS.Timeout | undefined;
+    // Its checks queue behind the first read too; every way out stops it.
+    const timer = setInterval(check, recheckMs);
+    timer.unref();
     const stop = () => {
       stopped = true;
       unsubscribe();
@@ -92,12 +94,11 @@ export class OwnedTaskStore {
       stop();
       throw error;
     });
-    if (!task || isTerminal(task.status)) {
+    if (!task) {
       stop();
-      return task && { task, stop };
+      return undefined;
     }
-    timer = setInterval(check, recheckMs);
-    timer.unref();
+    if (isTerminal(task.status)) stop();
     return { task, stop };
   }
 

@@ -197,6 +197,63 @@ test('listen: another owner’s task is left out (the stream then ends at once);
   assert.equal(cancelled.params.taskId, taskId);
 });
 
+test('a cancel landing just after the listen read the task is pushed once, never twice', async (t) => {
+  const server = await startTestServer({ WORKERS: '0' });
+  t.after(() => server.close());
+  const taskId = (await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SEPT })).body.result
+    .taskId as string;
+
+  // Forces the order: the cancel commits once the listen's read of the task has its row, before
+  // the listen goes on. A listen that read the task a second time (and a watch that only began
+  // listening after its own read) opened with "cancelled" and pushed it again at the re-read.
+  const engine = server.services.engine;
+  const peek = engine.peek.bind(engine);
+  let reads = 0;
+  engine.peek = async (id) => {
+    const row = await peek(id);
+    if (id === taskId && ++reads === 1)
+      assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId })).status, 200);
+    return row;
+  };
+  const stream = await listen(server.mcpUrl, [taskId]);
+  t.after(() => stream.close());
+  await stream.until((m) => m.method === 'notifications/tasks' && m.params.status === 'cancelled');
+  await sleep(1_500); // past the watch's 1 s re-read
+  const statuses = taskNotes(stream, taskId).map((n) => n.status);
+  assert.deepEqual(
+    statuses.filter((s) => s === 'cancelled'),
+    ['cancelled'],
+    `one terminal notification (${statuses.join(', ')})`,
+  );
+  assert.equal(statuses.at(-1), 'cancelled', 'and it is the last');
+  assert.ok(statuses.length <= 2 && (statuses.length === 1 || statuses[0] === 'working'), statuses.join(', '));
+});
+
+test('a listen whose read of its second task fails leaves its first task unwatched', async (t) => {
+  const server = await startTestServer({ WORKERS: '0' });
+  t.after(() => server.close());
+  const create = async (args: typeof SEPT) =>
+    (await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: args })).body.result.taskId as string;
+  const a = await create(dayOf('2026-09-07', '2026-09-08'));
+  const b = await create(dayOf('2026-09-21', '2026-09-22'));
+
+  const engine = server.services.engine;
+  const peek = engine.peek.bind(engine);
+  let readsOfA = 0;
+  engine.peek = async (id) => {
+    if (id === b) throw new Error('the database went away');
+    if (id === a) readsOfA++;
+    return peek(id);
+  };
+  const stream = await listen(server.mcpUrl, [a, b]);
+  t.after(() => stream.close());
+  assert.notEqual(stream.status, 200, 'the listen is refused');
+  assert.equal(readsOfA, 1, "the listen read the first task (its watch's first read)");
+  const readsAfter = readsOfA;
+  await sleep(2_500); // over two of the watch's 1 s re-reads
+  assert.equal(readsOfA, readsAfter, 'nothing still watches the first task');
+});
+
 test('listen for tasks without the Tasks extension declared is -32021 (HTTP 400)', async (t) => {
   const server = await startTestServer({ WORKERS: '0' });
   t.after(() => server.close());
