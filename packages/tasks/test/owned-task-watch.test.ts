@@ -61,16 +61,22 @@ function racingStore(store: OwnedTaskStore, when: 'before' | 'after', during: ()
 // The re-read is an hour away: only the write's own signal can tell a change within the test.
 const NO_RECHECK = 3_600_000;
 
-test('watch: a write landing before its first read is what it opens with, and is not told again', async (t) => {
+/** A watch on a parked task whose first read races a partial answer, `when` as asked; what it told. */
+async function racedWatch(t: { after(fn: () => void): void }, when: 'before' | 'after') {
   const { engine, taskId } = await parkedTask();
-  const store = racingStore(new OwnedTaskStore(engine), 'before', () =>
+  const store = racingStore(new OwnedTaskStore(engine), when, () =>
     engine.answer(taskId, { 'r1-name': 'Ada' }, 'alice'),
   );
   const told: (OwnedTaskView | undefined)[] = [];
   const followed = await store.watch(taskId, 'alice', (task) => told.push(task), NO_RECHECK);
   assert.ok(followed);
   t.after(followed.stop);
-  assert.deepEqual(waitingOn(followed.task), ['r1-colour'], 'opens with the answer already in');
+  return { engine, taskId, opened: followed.task, told };
+}
+
+test('watch: a write landing before its first read is what it opens with, and is not told again', async (t) => {
+  const { engine, taskId, opened, told } = await racedWatch(t, 'before');
+  assert.deepEqual(waitingOn(opened), ['r1-colour'], 'opens with the answer already in');
   await sleep(200);
   assert.equal(told.length, 0, 'the write it opened with is no news');
 
@@ -85,15 +91,8 @@ test('watch: a write landing before its first read is what it opens with, and is
 });
 
 test('watch: a write landing right after its first read is told once, at once, not left to the re-read', async (t) => {
-  const { engine, taskId } = await parkedTask();
-  const store = racingStore(new OwnedTaskStore(engine), 'after', () =>
-    engine.answer(taskId, { 'r1-name': 'Ada' }, 'alice'),
-  );
-  const told: (OwnedTaskView | undefined)[] = [];
-  const followed = await store.watch(taskId, 'alice', (task) => told.push(task), NO_RECHECK);
-  assert.ok(followed);
-  t.after(followed.stop);
-  assert.deepEqual(waitingOn(followed.task), ['r1-colour', 'r1-name'], 'opens with what the read saw');
+  const { opened, told } = await racedWatch(t, 'after');
+  assert.deepEqual(waitingOn(opened), ['r1-colour', 'r1-name'], 'opens with what the read saw');
   for (let i = 0; told.length === 0; i++) {
     assert.ok(i < 500, 'the write after the first read was told');
     await sleep(10);
