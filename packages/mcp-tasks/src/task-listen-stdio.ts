@@ -92,7 +92,6 @@ export class StdioTaskListenTransport implements Transport {
     subscription.follow(asked.taskIds, this.#o.principal, this.#o.store).then(
       () => subscription.start({ send: (m) => this.#write({ jsonrpc: '2.0', ...m } as JSONRPCMessage), end: () => {} }),
       (error: unknown) => {
-        subscription.end(false);
         this.#write({
           jsonrpc: '2.0',
           id,

@@ -111,13 +111,7 @@ export class TaskListenRouter {
       signal.removeEventListener('abort', onAbort);
       this.#open.delete(teardown);
     };
-    try {
-      await subscription.follow(requested, principal, store);
-    } catch (error) {
-      // A read failed part way: the tasks already followed stop being watched.
-      subscription.end(false);
-      throw error;
-    }
+    await subscription.follow(requested, principal, store);
 
     const body = new ReadableStream<Uint8Array>({
       start: (c) => {

@@ -90,8 +90,8 @@ export class TaskSubscription {
   // told since (always the fresher).
   readonly #latest = new Map<string, TaskView>();
   // Once none of the followed tasks is left to change (ended or gone) and one of them is gone
-  // (expired before it ended: an ended task is no longer watched), the subscription ends, so no client waits on nothing: checked whichever way the last
-  // one leaves, by ending or by going.
+  // (expired before it ended: an ended task is no longer watched), the subscription ends, so no
+  // client waits on nothing: checked whichever way the last one leaves, by ending or by going.
   readonly #live = new Set<string>();
   readonly #gone = new Set<string>();
   #honoured: string[] = [];
@@ -114,8 +114,19 @@ export class TaskSubscription {
   /**
    * Follows each requested task the principal can see, opening with where its watch found it; a
    * task the principal cannot see (another's, unknown, expired) is left out of the acknowledgement.
+   * A read that fails part way ends the subscription (the tasks already followed stop being
+   * watched) and rejects.
    */
   async follow(requested: readonly string[], principal: string, store: TaskFollower): Promise<void> {
+    try {
+      await this.#followEach(requested, principal, store);
+    } catch (error) {
+      this.end(false);
+      throw error;
+    }
+  }
+
+  async #followEach(requested: readonly string[], principal: string, store: TaskFollower): Promise<void> {
     for (const taskId of requested) {
       const followed = await store.watch(taskId, principal, (task) => this.#changed(taskId, task));
       if (!followed) continue;
