@@ -2,14 +2,29 @@
 // back (without spending an attempt), and the server leaves the store cleanly: its node row gone,
 // no claim left held, nothing committed lost (and on SQLite, no WAL left behind).
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Store } from '@reflow/db';
+import { generateScenario, renderSiteJson, SCENARIO_SIZES } from '@reflow/seed';
 import { pollFor, startServerProcess } from './crash-harness.ts';
 import { openTestStore, rpc, waitForTaskStatus } from '../helpers/test-server.ts';
 import { freshTestDatabase, sqliteOnly } from '../../../../scripts/test-store.mjs';
 
 const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
+/**
+ * The generated 24-room month, 8 rooms offline, whose solve takes over a second (the demo month's, a
+ * fifth of one): a SIGTERM sent once the solve is seen under way lands while it runs on a loaded
+ * machine too, so the release without grace is what is tested, not a solve that beat the signal.
+ */
+const SLOW_MONTH = generateScenario({ seed: 1, ...SCENARIO_SIZES.medium });
+const SLOW_REFLOW = {
+  month: SLOW_MONTH.month,
+  offline_rooms: SLOW_MONTH.offline_rooms,
+  from: SLOW_MONTH.from,
+  to: SLOW_MONTH.to,
+};
 
 /** Waits until the task's attempt is solving (its first progress event: the snapshot is read). */
 const solving = (store: Store, taskId: string) =>
@@ -27,17 +42,21 @@ const claimOf = async (store: Store, taskId: string) => {
 test('SIGTERM: a solve within the grace period finishes; one past it is released, then resumed by the next start', async (t) => {
   const database = await freshTestDatabase();
   const { location } = database;
+  const dir = mkdtempSync(join(tmpdir(), 'reflow-shutdown-'));
+  const seedFile = join(dir, 'site.json');
+  writeFileSync(seedFile, renderSiteJson(SLOW_MONTH.site));
 
   // Generous grace: the running solve completes, then the process exits 0.
-  let server = await startServerProcess(location, { SHUTDOWN_GRACE_MS: '20000' }, true);
+  let server = await startServerProcess(location, { SHUTDOWN_GRACE_MS: '20000', SEED_FILE: seedFile }, true);
   const store = await openTestStore(location);
   t.after(async () => {
     await server.kill();
     await store.close();
     await database.drop();
+    rmSync(dir, { recursive: true, force: true });
   });
   const finishing = (
-    await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...REFLOW, dry_run: true } })
+    await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...SLOW_REFLOW, dry_run: true } })
   ).body.result.taskId;
   assert.ok(await solving(store, finishing), 'the first solve started');
   assert.equal((await store.nodes.list()).length, 1, 'the running server is a node of the store');
@@ -47,8 +66,8 @@ test('SIGTERM: a solve within the grace period finishes; one past it is released
 
   // No grace: the running solve is released, its attempt not counted; the next start completes it.
   server = await startServerProcess(location, { SHUTDOWN_GRACE_MS: '0' }, true);
-  const released = (await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: REFLOW })).body.result
-    .taskId;
+  const released = (await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SLOW_REFLOW })).body
+    .result.taskId;
   assert.ok(await solving(store, released), 'the second solve started');
   assert.equal(await server.terminate(30_000), 'exit 0', server.output().slice(-2000));
   assert.deepEqual(
