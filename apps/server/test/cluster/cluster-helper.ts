@@ -17,13 +17,13 @@ export interface ClusterDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database, migrated and seeded with the demo month, before any node starts. */
-export async function seededClusterDatabase(): Promise<ClusterDatabase> {
+/** A fresh database, migrated and seeded with the demo month (or the site file given), before any node starts. */
+export async function seededClusterDatabase(sitePath = DEMO_SITE_PATH): Promise<ClusterDatabase> {
   const database = await createTestDatabase('reflow_cluster');
   const store = await openPostgresStore(database.url);
   try {
     await store.migrate();
-    await importSite(JSON.parse(readFileSync(DEMO_SITE_PATH, 'utf8')), store);
+    await importSite(JSON.parse(readFileSync(sitePath, 'utf8')), store);
   } finally {
     await store.close();
   }

@@ -8,16 +8,15 @@ import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClusterNode, claimOf, freePort, rows, seededClusterDatabase, type ClusterDatabase } from './cluster-helper.ts';
 import { RawLegacySession, statusNotes } from '../../harness/legacy-session.ts';
-
-/** A week of studio-b: a solve of seconds, with progress along the way. */
-const A_WEEK = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-14', to: '2026-09-20' };
+import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
 let db: ClusterDatabase;
 let A: ClusterNode, B: ClusterNode;
 const cleanups: (() => Promise<void>)[] = [];
 
 before(async () => {
-  db = await seededClusterDatabase();
+  // The slow month: B must still be solving when it is frozen (the demo month's solve can end first).
+  db = await seededClusterDatabase(slowMonthSeedFile());
   cleanups.push(() => db.drop());
   A = new ClusterNode('A', await freePort(), db.url, { WORKERS: '0', POLL_INTERVAL_MS: '100' });
   B = new ClusterNode('B', await freePort(), db.url, { WORKERS: '1', POLL_INTERVAL_MS: '100' });
@@ -38,7 +37,7 @@ test('cluster: a session on A hears notifications/tasks/status up to completed f
   t.after(() => stream.close());
   assert.equal(stream.status, 200);
 
-  const created = await session.post('tools/call', { name: 'reflow_month', arguments: A_WEEK, task: {} });
+  const created = await session.post('tools/call', { name: 'reflow_month', arguments: SLOW_REFLOW, task: {} });
   const taskId = created.body.result.task.taskId as string;
   assert.match(taskId, /^tsk_/);
   const queued: string = created.body.result.task.statusMessage;

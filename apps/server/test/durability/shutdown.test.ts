@@ -2,29 +2,15 @@
 // back (without spending an attempt), and the server leaves the store cleanly: its node row gone,
 // no claim left held, nothing committed lost (and on SQLite, no WAL left behind).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 import type { Store } from '@reflow/db';
-import { generateScenario, renderSiteJson, SCENARIO_SIZES } from '@reflow/seed';
 import { pollFor, startServerProcess } from './crash-harness.ts';
 import { openTestStore, rpc, waitForTaskStatus } from '../helpers/test-server.ts';
+import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 import { freshTestDatabase, sqliteOnly } from '../../../../scripts/test-store.mjs';
 
 const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
-/**
- * The generated 24-room month, 8 rooms offline, whose solve takes over a second (the demo month's, a
- * fifth of one): a SIGTERM sent once the solve is seen under way lands while it runs on a loaded
- * machine too, so the release without grace is what is tested, not a solve that beat the signal.
- */
-const SLOW_MONTH = generateScenario({ seed: 1, ...SCENARIO_SIZES.medium });
-const SLOW_REFLOW = {
-  month: SLOW_MONTH.month,
-  offline_rooms: SLOW_MONTH.offline_rooms,
-  from: SLOW_MONTH.from,
-  to: SLOW_MONTH.to,
-};
 
 /** Waits until the task's attempt is solving (its first progress event: the snapshot is read). */
 const solving = (store: Store, taskId: string) =>
@@ -42,18 +28,15 @@ const claimOf = async (store: Store, taskId: string) => {
 test('SIGTERM: a solve within the grace period finishes; one past it is released, then resumed by the next start', async (t) => {
   const database = await freshTestDatabase();
   const { location } = database;
-  const dir = mkdtempSync(join(tmpdir(), 'reflow-shutdown-'));
-  const seedFile = join(dir, 'site.json');
-  writeFileSync(seedFile, renderSiteJson(SLOW_MONTH.site));
 
   // Generous grace: the running solve completes, then the process exits 0.
-  let server = await startServerProcess(location, { SHUTDOWN_GRACE_MS: '20000', SEED_FILE: seedFile }, true);
+  // The slow month: the SIGTERM without grace below must land while the solve runs.
+  let server = await startServerProcess(location, { SHUTDOWN_GRACE_MS: '20000', SEED_FILE: slowMonthSeedFile() }, true);
   const store = await openTestStore(location);
   t.after(async () => {
     await server.kill();
     await store.close();
     await database.drop();
-    rmSync(dir, { recursive: true, force: true });
   });
   const finishing = (
     await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...SLOW_REFLOW, dry_run: true } })

@@ -3,19 +3,15 @@
 // transports/cancellation: a disconnect MUST be treated as cancellation of that request). A caller
 // who wants the work to outlive the connection asks for a task instead.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { generateScenario, renderSiteJson, SCENARIO_SIZES } from '@reflow/seed';
 import { mcpHeaders, PROTOCOL_VERSION } from '../../harness/mcp-wire.ts';
 import { bookingsSnapshot, startTestServer } from '../helpers/test-server.ts';
+import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
 // Large enough that the solve is still running when the client hangs up.
-const scenario = generateScenario({ seed: 1, ...SCENARIO_SIZES.medium });
-const ARGS = { month: scenario.month, offline_rooms: scenario.offline_rooms, from: scenario.from, to: scenario.to };
+const ARGS = SLOW_REFLOW;
 
 /**
  * Sends a 2026-07-28 tools/call without the Tasks extension and destroys the socket once `ready()`
@@ -62,14 +58,8 @@ for (const [label, meta] of [
   ['with a progress token', { progressToken: 'p-1' }],
 ] as const) {
   test(`a synchronous call whose client disconnects mid-solve is cancelled and applies nothing (${label})`, async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'reflow-disconnect-'));
-    const seedFile = join(dir, 'site.json');
-    writeFileSync(seedFile, renderSiteJson(scenario.site));
-    const server = await startTestServer({ SEED_FILE: seedFile });
-    t.after(async () => {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
+    const server = await startTestServer({ SEED_FILE: slowMonthSeedFile() });
+    t.after(() => server.close());
     const { store } = server.services;
     const before = await bookingsSnapshot(store);
 

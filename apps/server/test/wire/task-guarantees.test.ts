@@ -4,10 +4,14 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { bookingsSnapshot, rpc, startTestServer, waitForTaskStatus } from '../helpers/test-server.ts';
+import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
 const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20' };
 const call = (url: string, args: Record<string, unknown>) =>
   rpc(url, 'tools/call', { name: 'reflow_month', arguments: args });
+/** The calendar day `days` after `day` (both YYYY-MM-DD). */
+const dayAfter = (day: string, days: number) =>
+  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answer -32602 "Task has expired"; an unknown id "Task not found"', async (t) => {
   const server = await startTestServer({ TASK_TTL_MS: '1000', WORKERS: '0' });
@@ -72,7 +76,7 @@ test('queued in the database: the same request twice is one task; cancel while q
 });
 
 test('cancel while solving: the task ends cancelled and applies nothing', async (t) => {
-  const server = await startTestServer();
+  const server = await startTestServer({ SEED_FILE: slowMonthSeedFile() });
   t.after(() => server.close());
   const bookings = () => bookingsSnapshot(server.services.store);
   const tasks = server.services.store.tasks;
@@ -91,12 +95,12 @@ test('cancel while solving: the task ends cancelled and applies nothing', async 
     }
   };
   let cancelledMidSolve = 0;
-  // The solve of the demo window takes a few hundred ms after its first progress event; cancel
-  // lands inside it. Should a run ever finish first, the next window tries again (bounded).
-  for (const from of ['2026-09-07', '2026-09-08', '2026-09-09']) {
+  // The slow month's solve takes over a second after its first progress event; cancel lands inside
+  // it. Should a run ever finish first, the next window (a day later) tries again (bounded).
+  for (const from of [0, 1, 2].map((days) => dayAfter(SLOW_REFLOW.from, days))) {
     // Each try compares against the bookings as they are before it (an earlier try may have applied).
     const before = await bookings();
-    const { taskId } = (await call(server.mcpUrl, { ...REFLOW, from })).body.result;
+    const { taskId } = (await call(server.mcpUrl, { ...SLOW_REFLOW, from })).body.result;
     await pollUntil(async () => (await tasks.events(taskId)).find((e) => e.kind === 'progress'), 'the solve to start');
     assert.equal((await rpc(server.mcpUrl, 'tasks/cancel', { taskId })).body.result.resultType, 'complete');
     const end = await waitForTaskStatus(server.mcpUrl, taskId, ['completed', 'failed', 'cancelled']);
@@ -120,14 +124,15 @@ test('cancel while solving: the task ends cancelled and applies nothing', async 
 test('cancel through another server on the same file while the first solves: its commit is refused, nothing applied', async (t) => {
   // The solving process never hears of this cancel (no abort reaches it): only the fence, which
   // requires the task still working, stops its commit.
-  const solver = await startTestServer();
+  // The slow month: the cancel must land while the first server still solves.
+  const solver = await startTestServer({ SEED_FILE: slowMonthSeedFile() });
   t.after(() => solver.close());
   const front = await startTestServer({ WORKERS: '0' }, solver.databasePath);
   t.after(() => front.close({ keepDatabase: true }));
   const bookings = () => bookingsSnapshot(solver.services.store);
   const tasks = solver.services.store.tasks;
   const before = await bookings();
-  const { taskId } = (await call(solver.mcpUrl, REFLOW)).body.result;
+  const { taskId } = (await call(solver.mcpUrl, SLOW_REFLOW)).body.result;
   const deadline = Date.now() + 20_000;
   while (!(await tasks.events(taskId)).some((e) => e.kind === 'progress')) {
     assert.ok(Date.now() < deadline, 'the solve started within 20 s');
