@@ -9,12 +9,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ELICITING_CLIENT } from '../helpers/approval-helper.ts';
 import { ClusterNode, freePort, rows, seededClusterDatabase, type ClusterDatabase } from './cluster-helper.ts';
 import { rpc } from '../helpers/test-server.ts';
+import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
 /** reflowTaskHandler's default: how long a cancelled solve may take to notice before its thread is terminated. */
 const CANCEL_GRACE_MS = 2_000;
 /** The engine's sweep, the fallback when a notification is lost. */
 const SWEEP_INTERVAL_MS = 5_000;
-const WHOLE_MONTH = { month: '2026-09', offline_rooms: ['studio-b', 'studio-c'], from: '2026-09-01', to: '2026-09-30' };
 
 let db: ClusterDatabase;
 let A: ClusterNode, B: ClusterNode, C: ClusterNode;
@@ -22,7 +22,9 @@ let A: ClusterNode, B: ClusterNode, C: ClusterNode;
 const cleanups: (() => Promise<void>)[] = [];
 
 before(async () => {
-  db = await seededClusterDatabase();
+  // The slow month: the cancel must reach B while it still solves (the demo month's longest reflow
+  // solves in 0.6 s, which a loaded machine can let run out before the cancel lands).
+  db = await seededClusterDatabase(slowMonthSeedFile());
   cleanups.push(() => db.drop());
   const env = (workers: number) => ({ WORKERS: String(workers) });
   A = new ClusterNode('A', await freePort(), db.url, env(0));
@@ -87,7 +89,7 @@ const eventsOf = (taskId: string) =>
 
 test('created on A, polled on B, cancelled through C while B solves: cancelled, nothing applied, B stops within the grace period', async () => {
   const before = await bookingsNow();
-  const taskId = await create(A, WHOLE_MONTH);
+  const taskId = await create(A, SLOW_REFLOW);
   // B polls until its own worker is solving (past the snapshot: a solver progress report, or a busy pool).
   await until('B solving', async () => {
     const task = await get(B, taskId);
@@ -132,13 +134,7 @@ test('created on A, polled on B, cancelled through C while B solves: cancelled, 
 });
 
 test('an approval answer sent to a node other than the one that parked the task resumes it', async () => {
-  const taskId = await create(A, {
-    month: '2026-09',
-    offline_rooms: ['studio-b'],
-    from: '2026-09-07',
-    to: '2026-09-20',
-    confirm: true,
-  });
+  const taskId = await create(A, { ...SLOW_REFLOW, confirm: true });
   const parked = await until('parked on B', async () => {
     const task = await get(C, taskId);
     return task.status === 'input_required' ? task : undefined;
@@ -177,10 +173,10 @@ test('a task created on A (no workers) is claimed by idle B within about 100 ms,
   for (let i = 0; i < 10; i++) {
     const day = String(1 + i * 2).padStart(2, '0');
     const taskId = await create(A, {
-      month: '2026-09',
+      month: SLOW_REFLOW.month,
       offline_rooms: ['studio-a'],
-      from: `2026-09-${day}`,
-      to: `2026-09-${day}`,
+      from: `${SLOW_REFLOW.month}-${day}`,
+      to: `${SLOW_REFLOW.month}-${day}`,
       dry_run: true,
     });
     const done = await until('finished', async () => {
