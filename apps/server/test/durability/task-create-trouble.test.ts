@@ -187,11 +187,15 @@ test('PostgreSQL: a create whose lock wait times out, or whose database is lost 
 });
 
 /**
- * Awaits `answering` while cancelling (pg_cancel_backend: query_canceled, store trouble) every wait
- * for a lock in the database `monitor` is connected to; resolves with the answer and how many of the
- * waits were a create's (its statement inserts into "tasks": a sweep's DELETE of expired rows may
- * wait too, and is cancelled uncounted). The waits never time out by themselves (lock_timeout off),
- * so each attempt of the create to write is seen and counted once.
+ * Awaits `answering` while cancelling (pg_cancel_backend: query_canceled, store trouble) every wait of
+ * a create for a lock in the database `monitor` is connected to (its statement inserts into "tasks");
+ * resolves with the answer and how many create transactions waited. Other waits (a sweep's DELETE of
+ * expired rows) are left to end with the lock. A row is judged by its query only: pg_stat_activity
+ * reads `query` from a snapshot taken as the monitor's statement starts, but `wait_event` live, so a
+ * row can pair a create's earlier statement (its advisory locks) with its INSERT's wait. Cancelling
+ * every waiter once cancelled such a create uncounted (a full run, once); the next look, 20 ms on,
+ * reads it whole. The waits never time out by themselves (lock_timeout off), so each attempt of the
+ * create to write is seen and counted once.
  */
 async function cancellingLockWaits<T>(
   monitor: pg.Client,
@@ -201,11 +205,12 @@ async function cancellingLockWaits<T>(
   const seen = new Set<string>();
   for (;;) {
     const { rows } = await monitor.query(
-      `SELECT pid, xact_start, query ILIKE '%insert into "tasks"%' AS creating FROM pg_stat_activity
-        WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+      `SELECT pid, xact_start FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()
+          AND query ILIKE '%insert into "tasks"%'`,
     );
-    for (const { pid, xact_start, creating } of rows) {
-      if (creating) seen.add(`${pid} ${xact_start?.toISOString()}`);
+    for (const { pid, xact_start } of rows) {
+      seen.add(`${pid} ${xact_start?.toISOString()}`);
       await monitor.query('SELECT pg_cancel_backend($1)', [pid]);
     }
     if (await Promise.race([answered, sleep(20, false)])) break;
