@@ -1,14 +1,16 @@
 // Task Status Notifications (SEP-2663) over a raw stream: subscriptions/listen with
 // notifications.taskIds is acknowledged with the ids this caller may follow, then carries
-// notifications/tasks — each the task as tasks/get shows it — for every status and statusMessage
-// written (at most one per 250 ms per task, the newest replacing one waiting), the terminal one last;
-// the stream outlives the task; polling works beside it.
+// notifications/tasks — each the task as tasks/get shows it — for the status and statusMessage
+// changes it reads (writes landing between two reads come out as one; at most one push per 250 ms per
+// task, the newest replacing one waiting), the terminal one last; the stream outlives the task;
+// polling works beside it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TaskStatusNotificationV2Schema } from '@modelcontextprotocol/ext-tasks/core/v2';
 import { mcpBody, mcpHeaders } from '../../harness/mcp-wire.ts';
 import { rpc, startTestServer, TASKS, type TestServer } from '../helpers/test-server.ts';
+import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
 const SEPT = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-07', to: '2026-09-20', dry_run: true };
 const TERMINAL = ['completed', 'failed', 'cancelled'];
@@ -104,10 +106,14 @@ async function listen(
 const taskNotes = (l: Listen, taskId: string) =>
   l.messages.filter((m) => m.method === 'notifications/tasks' && m.params.taskId === taskId).map((m) => m.params);
 
-test('listen: working then its statusMessages in order (the last always) then completed, each as tasks/get shows it; the stream outlives the task', async (t) => {
-  const server = await startTestServer();
+test('listen: working then its statusMessages in order, none twice, then completed, each as tasks/get shows it; the stream outlives the task', async (t) => {
+  // The slow month: the task is still working when the listen reads it, on a loaded machine too (the
+  // demo month's whole run can end first), and its solve writes progress along the way.
+  const server = await startTestServer({ SEED_FILE: slowMonthSeedFile() });
   t.after(() => server.close());
-  const created = (await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: SEPT })).body.result;
+  const created = (
+    await rpc(server.mcpUrl, 'tools/call', { name: 'reflow_month', arguments: { ...SLOW_REFLOW, dry_run: true } })
+  ).body.result;
   assert.equal(created.resultType, 'task');
   const taskId = created.taskId as string;
   const stream = await listen(server.mcpUrl, [taskId, 'tsk_unknown_0000']);
@@ -133,9 +139,11 @@ test('listen: working then its statusMessages in order (the last always) then co
   const { _meta: ___, ...pushed } = last.params;
   assert.deepEqual(pushed, got);
 
-  // The statusMessages the task wrote while it worked were pushed in order, the last of them
-  // always. One may be replaced by the next when two reach the stream within the push spacing
-  // (250 ms): progress writes are spaced as much, but a write's commit can be late (a busy database).
+  // What was pushed of the statusMessages the task wrote came in the order written, none twice. Not
+  // every one: one may be replaced by the next when two reach the stream within the push spacing
+  // (250 ms; a write's commit can be late), and writes that land between two reads of the task come
+  // out as one notification. The solve's last progress and its end are milliseconds apart, so on a
+  // loaded machine the last progress may be read only as part of the terminal notification.
   const written = (await server.services.store.tasks.events(taskId))
     .filter((e) => e.kind === 'progress')
     .map((e) => e.message);
@@ -150,7 +158,11 @@ test('listen: working then its statusMessages in order (the last always) then co
     assert.ok(found > at, `"${message}" pushed in the order written (${JSON.stringify(written)})`);
     at = found;
   }
-  assert.equal(pushedProgress.at(-1), written.at(-1), 'the last progress written was pushed');
+  const told = notes.map((n) => `${n.status} ${n.statusMessage}`);
+  assert.ok(
+    told.every((state, i) => i === 0 || state !== told[i - 1]),
+    `each notification is a change: ${JSON.stringify(told)}`,
+  );
   assert.equal(notes.filter((n) => TERMINAL.includes(n.status)).length, 1, 'one terminal notification');
   assert.equal(notes.at(-1).status, 'completed', 'and it is the last for this task');
 
