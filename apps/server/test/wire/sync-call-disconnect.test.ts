@@ -10,9 +10,6 @@ import { mcpHeaders, PROTOCOL_VERSION } from '../../harness/mcp-wire.ts';
 import { bookingsSnapshot, startTestServer } from '../helpers/test-server.ts';
 import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
-// Large enough that the solve is still running when the client hangs up.
-const ARGS = SLOW_REFLOW;
-
 /**
  * Sends a 2026-07-28 tools/call without the Tasks extension and destroys the socket once `ready()`
  * says so (the solve under way: a wait bounded by progress, not a guess a loaded machine breaks).
@@ -24,7 +21,8 @@ function callThenHangUp(url: string, meta: Record<string, unknown>, ready: () =>
     method: 'tools/call',
     params: {
       name: 'reflow_month',
-      arguments: ARGS,
+      // The slow month: the solve is still running when the client hangs up.
+      arguments: SLOW_REFLOW,
       _meta: {
         'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
         'io.modelcontextprotocol/clientCapabilities': {},

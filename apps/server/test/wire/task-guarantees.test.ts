@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { DateTime } from 'luxon';
 import { bookingsSnapshot, rpc, startTestServer, waitForTaskStatus } from '../helpers/test-server.ts';
 import { SLOW_REFLOW, slowMonthSeedFile } from '../helpers/slow-month.ts';
 
@@ -10,8 +11,7 @@ const REFLOW = { month: '2026-09', offline_rooms: ['studio-b'], from: '2026-09-0
 const call = (url: string, args: Record<string, unknown>) =>
   rpc(url, 'tools/call', { name: 'reflow_month', arguments: args });
 /** The calendar day `days` after `day` (both YYYY-MM-DD). */
-const dayAfter = (day: string, days: number) =>
-  new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const dayAfter = (day: string, days: number) => DateTime.fromISO(day, { zone: 'utc' }).plus({ days }).toISODate()!;
 
 test('a task reads for its whole TTL; afterwards tasks/get and tasks/cancel answer -32602 "Task has expired"; an unknown id "Task not found"', async (t) => {
   const server = await startTestServer({ TASK_TTL_MS: '1000', WORKERS: '0' });
